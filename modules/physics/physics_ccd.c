@@ -13,7 +13,13 @@
  *   manifold; a gap along any axis is never more than the true distance); the gap along n closes
  *   at most at rate  max(0, move . n) + turn * reach  per unit of t, so t += (d - target) / rate
  *   keeps the shapes apart; stop when d is within the target (a hit) or t reaches 1 or the rate
- *   is 0 (a miss).
+ *   is 0 (a miss). When d is GJK's gap of two convex shapes along n (the least over the whole of
+ *   each shape: a support gap), it changes by  -(move . n)  plus at most  turn * reach  either
+ *   way, n staying fixed, so the rate is  move . n + turn * reach  and a rate of 0 or less is a
+ *   miss: that gap can only open for the rest of the step. (A manifold's gap is not one: it
+ *   measures the features it found, and a mesh's next triangle leans another way; with the same
+ *   rule a thin board resting on the bunny sank into the triangles beside the one measured, and
+ *   the solver's pushes out rocked it until it was thrown off.)
  *
  * pose(t) moves the centre along the straight line and turns the body at a constant rate about one
  * axis (from the start to the end rotation, the way its angular velocity turns it: the long way
@@ -268,13 +274,17 @@ static void ccd__place(ccd__sweep *w, float f)
  * a separation cost 2,600 instructions against 4,100 for a compound's, and the distance is the
  * larger bound, so the steps are longer); nearer ones, and meshes, by the least of their
  * manifold's points, which also measures how deep shapes that touch are. */
-static float ccd__separation(ccd__sweep *w, uint32_t j, float margin, physics__v3 *normal)
+static float ccd__separation(ccd__sweep *w, uint32_t j, float margin, physics__v3 *normal,
+                             bool *support)
 {
     physics__bodies *b = &w->s->bodies;
     const uint32_t i = w->self.i;
     float gap;
-    if (physics__distance(b, i, j, CCD_TARGET, margin, &gap, normal))
+    if (physics__distance(b, i, j, CCD_TARGET, margin, &gap, normal)) {
+        *support = b->shape[i] != CT_BODY_COMPOUND && b->shape[j] != CT_BODY_COMPOUND;
         return gap;
+    }
+    *support = false;
     physics__bodies_extent(b, i);
     if (w->other_moves)
         physics__bodies_extent(b, j);
@@ -292,7 +302,7 @@ static float ccd__separation(ccd__sweep *w, uint32_t j, float margin, physics__v
  * go on to the end of its motion, as a miss, took a capsule spinning at 200 rad/s, pressed on a
  * floor, 0.68 m into it in one step (bench jolt_high_speed, with its turn taken the short way). */
 static float ccd__advance(ccd__sweep *w, uint32_t j, float target, float margin, float start,
-                          physics__v3 start_normal)
+                          physics__v3 start_normal, bool start_support)
 {
     float turn_speed = w->self.turn.angle * w->self.arm;
     physics__v3 move = w->self.move;
@@ -305,15 +315,21 @@ static float ccd__advance(ccd__sweep *w, uint32_t j, float target, float margin,
         /* (The first pose is the start, which the caller measured.) */
         physics__v3 n = start_normal;
         float d = start;
+        bool support = start_support;
         if (k > 0) {
             ccd__place(w, f);
-            d = ccd__separation(w, j, margin, &n);
+            d = ccd__separation(w, j, margin, &n, &support);
         }
         if (d <= target)
             return f > 0.0f ? f : w->best;
         if (d == INFINITY)
             return w->best; /* out of reach for the whole sweep */
-        const float rate = f_max(v3_dot(move, n), 0.0f) + turn_speed;
+        /* (A support gap along n can only open while the two move apart along n faster than
+         * their turns can close it: a miss; and it closes no faster than that rate. Nothing is
+         * known of a manifold's gap along n but at the pose measured: its other features, a
+         * mesh's other triangles, lean other ways, so only its approach bounds the rate.) */
+        const float along = v3_dot(move, n);
+        const float rate = support ? along + turn_speed : f_max(along, 0.0f) + turn_speed;
         if (rate <= 1e-9f)
             return w->best;
         apart = f;
@@ -357,17 +373,22 @@ static void ccd__against(ccd__sweep *w, uint32_t j)
                   ? v3_len(v3_sub(w->self.move, w->other.move)) + w->other.turn.angle * w->other.arm
                   : v3_len(w->self.move);
     physics__v3 n;
+    bool support;
     ccd__place(w, 0.0f);
-    const float start = ccd__separation(w, j, margin, &n);
+    const float start = ccd__separation(w, j, margin, &n, &support);
     const float allowed = CCD_DEEPER_FRACTION * ccd__thinnest(b, i);
     if (start > CCD_TARGET) {
         /* Apart at the start: a hit on the way counts unless the body ends the step touching the
-         * other shape (the solver stopped it there: a box landing on the ground at speed). */
-        const float f = ccd__advance(w, j, CCD_TARGET, margin, start, n);
+         * other shape on the side it came from (the solver stopped it there: a box landing on the
+         * ground at speed). Touching it from the far side is having gone through: a capsule that
+         * a collision threw at 87 m/s into a wall 0.4 m thick came out of the step touching the
+         * wall's outer face, and left the box of bench jolt_high_speed. */
+        const physics__v3 approach = n;
+        const float f = ccd__advance(w, j, CCD_TARGET, margin, start, n, support);
         if (f < w->best) {
             ccd__place(w, 1.0f);
-            const float end = ccd__separation(w, j, margin, &n);
-            if (end > CCD_TARGET || end < -allowed) {
+            const float end = ccd__separation(w, j, margin, &n, &support);
+            if (end > CCD_TARGET || end < -allowed || !(v3_dot(n, approach) > 0.0f)) {
                 w->best = f;
                 w->hit = j;
                 w->moved = w->other_moves ? j : UINT32_MAX;
@@ -386,7 +407,8 @@ static void ccd__against(ccd__sweep *w, uint32_t j)
         const physics__v3 out = w->other_moves ? v3_sub(w->self.move, w->other.move) : w->self.move;
         if (start < -allowed && v3_dot(out, n) < 0.0f)
             return;
-        const float f = ccd__advance(w, j, f_min(start, -allowed) - CCD_CREEP, margin, start, n);
+        const float f =
+            ccd__advance(w, j, f_min(start, -allowed) - CCD_CREEP, margin, start, n, support);
         if (f < w->best) {
             w->best = f;
             w->hit = j;
