@@ -14,9 +14,10 @@
  *   at most at rate  max(0, move . n) + turn * reach  per unit of t, so t += (d - target) / rate
  *   keeps the shapes apart; stop when d is within the target (a hit) or t reaches 1 or the rate
  *   is 0 (a miss). When d is GJK's gap of two convex shapes along n (the least over the whole of
- *   each shape: a support gap), it changes by  -(move . n)  plus at most  turn * reach  either
- *   way, n staying fixed, so the rate is  move . n + turn * reach  and a rate of 0 or less is a
- *   miss: that gap can only open for the rest of the step. (A manifold's gap is not one: it
+ *   each shape: a support gap), it changes by  -(move . n)  plus at most  |n x turn| * reach
+ *   either way (turn: the axis times the angle; a turn about n moves no point along n), n staying
+ *   fixed, so the rate is  move . n + |n x turn| * reach  (each body's), and a rate of 0 or less
+ *   is a miss: that gap can only open for the rest of the step. (A manifold's gap is not one: it
  *   measures the features it found, and a mesh's next triangle leans another way; with the same
  *   rule a thin board resting on the bunny sank into the triangles beside the one measured, and
  *   the solver's pushes out rocked it until it was thrown off.)
@@ -296,6 +297,15 @@ static float ccd__separation(ccd__sweep *w, uint32_t j, float margin, physics__v
     return physics__manifold_least(&m);
 }
 
+/* Motion m's turn through the step as a vector in world axes, times its arm: the most its surface
+ * moves in the step by turning is this vector's length times the sine of its angle to the way
+ * measured. (The turn's axis is in the body's axes at the start; the motion turns about it at a
+ * constant rate, so in the world it stays that axis as the start rotation put it.) */
+static physics__v3 ccd__spin(const ccd__motion *m)
+{
+    return v3_scale(quat_rotate(m->turn.q0, m->turn.axis), m->turn.angle * m->arm);
+}
+
 /* The first fraction in (0, best) at which the fast body comes within `target` of body j, or
  * best. A sweep that runs out of iterations before it reaches best (a spinning body grazing a
  * face closes the gap a little each time) stops where it last measured the two apart: letting it
@@ -306,9 +316,14 @@ static float ccd__advance(ccd__sweep *w, uint32_t j, float target, float margin,
 {
     float turn_speed = w->self.turn.angle * w->self.arm;
     physics__v3 move = w->self.move;
+    /* Each turn about its axis (fixed in the world through the step) times how far the body's
+     * surface reaches: a point at r from the centre moves along n at (spin x r) . n, which is at
+     * most |n x spin| |r| (a body turning about n closes no gap along n). */
+    physics__v3 spin = ccd__spin(&w->self), other_spin = v3(0, 0, 0);
     if (w->other_moves) {
         turn_speed += w->other.turn.angle * w->other.arm;
         move = v3_sub(move, w->other.move);
+        other_spin = ccd__spin(&w->other);
     }
     float f = 0.0f, apart = 0.0f;
     for (uint32_t k = 0; k < CCD_MAX_ITERATIONS && f < w->best; k++) {
@@ -327,9 +342,12 @@ static float ccd__advance(ccd__sweep *w, uint32_t j, float target, float margin,
         /* (A support gap along n can only open while the two move apart along n faster than
          * their turns can close it: a miss; and it closes no faster than that rate. Nothing is
          * known of a manifold's gap along n but at the pose measured: its other features, a
-         * mesh's other triangles, lean other ways, so only its approach bounds the rate.) */
+         * mesh's other triangles, lean other ways, so only its approach bounds the rate, with
+         * the whole of both turns.) */
         const float along = v3_dot(move, n);
-        const float rate = support ? along + turn_speed : f_max(along, 0.0f) + turn_speed;
+        const float rate =
+            support ? along + v3_len(v3_cross(n, spin)) + v3_len(v3_cross(n, other_spin))
+                    : f_max(along, 0.0f) + turn_speed;
         if (rate <= 1e-9f)
             return w->best;
         apart = f;
