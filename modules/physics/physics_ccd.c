@@ -281,7 +281,9 @@ static float ccd__separation(ccd__sweep *w, uint32_t j, float margin, physics__v
     physics__bodies *b = &w->s->bodies;
     const uint32_t i = w->self.i;
     float gap;
-    if (physics__distance(b, i, j, CCD_TARGET, margin, &gap, normal)) {
+    /* (*support on entry: *normal is GJK's axis of the pose before, where it starts now.) */
+    if (physics__distance_from(b, i, j, CCD_TARGET, margin, *support ? *normal : v3(0, 0, 0), &gap,
+                               normal)) {
         *support = b->shape[i] != CT_BODY_COMPOUND && b->shape[j] != CT_BODY_COMPOUND;
         return gap;
     }
@@ -326,11 +328,11 @@ static float ccd__advance(ccd__sweep *w, uint32_t j, float target, float margin,
         other_spin = ccd__spin(&w->other);
     }
     float f = 0.0f, apart = 0.0f;
+    physics__v3 n = start_normal;
+    float d = start;
+    bool support = start_support;
     for (uint32_t k = 0; k < CCD_MAX_ITERATIONS && f < w->best; k++) {
         /* (The first pose is the start, which the caller measured.) */
-        physics__v3 n = start_normal;
-        float d = start;
-        bool support = start_support;
         if (k > 0) {
             ccd__place(w, f);
             d = ccd__separation(w, j, margin, &n, &support);
@@ -390,8 +392,8 @@ static void ccd__against(ccd__sweep *w, uint32_t j)
     margin += w->other_moves
                   ? v3_len(v3_sub(w->self.move, w->other.move)) + w->other.turn.angle * w->other.arm
                   : v3_len(w->self.move);
-    physics__v3 n;
-    bool support;
+    physics__v3 n = v3(0, 0, 0);
+    bool support = false;
     ccd__place(w, 0.0f);
     const float start = ccd__separation(w, j, margin, &n, &support);
     const float allowed = CCD_DEEPER_FRACTION * ccd__thinnest(b, i);

@@ -351,6 +351,12 @@ static bool dist__part(const physics__bodies *b, uint32_t i, uint32_t k, dist__c
 bool physics__distance(const physics__bodies *b, uint32_t i, uint32_t j, float near, float far,
                        float *gap, physics__v3 *normal)
 {
+    return physics__distance_from(b, i, j, near, far, v3(0, 0, 0), gap, normal);
+}
+
+bool physics__distance_from(const physics__bodies *b, uint32_t i, uint32_t j, float near,
+                            float far, physics__v3 hint, float *gap, physics__v3 *normal)
+{
     const bool ci = b->shape[i] == CT_BODY_COMPOUND, cj = b->shape[j] == CT_BODY_COMPOUND;
     if ((ci && !b->compound[i]) || (cj && !b->compound[j]))
         return false;
@@ -378,8 +384,11 @@ bool physics__distance(const physics__bodies *b, uint32_t i, uint32_t j, float n
             if (apart >= least || apart > far)
                 continue;
             physics__v3 nrm;
-            const float g =
-                dist__gjk(&self, &other[m], dist__guess(&self, &other[m]), f_min(far, least), &nrm);
+            /* (A hint is the axis of these two shapes a moment ago, when each is one shape.) */
+            const bool hinted = ni == 1 && nj == 1 && v3_dot(hint, hint) > 0.0f;
+            const physics__v3 guess =
+                hinted ? v3_scale(hint, -1.0f) : dist__guess(&self, &other[m]);
+            const float g = dist__gjk(&self, &other[m], guess, f_min(far, least), &nrm);
             if (g < least)
                 least = g, axis = nrm;
         }
