@@ -276,18 +276,19 @@ static void ccd__place(ccd__sweep *w, float f)
  * larger bound, so the steps are longer); nearer ones, and meshes, by the least of their
  * manifold's points, which also measures how deep shapes that touch are. */
 static float ccd__separation(ccd__sweep *w, uint32_t j, float margin, physics__v3 *normal,
-                             bool *support)
+                             bool *support, const physics__closing *closing, float *step)
 {
     physics__bodies *b = &w->s->bodies;
     const uint32_t i = w->self.i;
     float gap;
     /* (*support on entry: *normal is GJK's axis of the pose before, where it starts now.) */
-    if (physics__distance_from(b, i, j, CCD_TARGET, margin, *support ? *normal : v3(0, 0, 0), &gap,
-                               normal)) {
+    if (physics__distance_from(b, i, j, CCD_TARGET, margin, *support ? *normal : v3(0, 0, 0),
+                               closing, step, &gap, normal)) {
         *support = b->shape[i] != CT_BODY_COMPOUND && b->shape[j] != CT_BODY_COMPOUND;
         return gap;
     }
     *support = false;
+    *step = NAN;
     physics__bodies_extent(b, i);
     if (w->other_moves)
         physics__bodies_extent(b, j);
@@ -308,13 +309,25 @@ static physics__v3 ccd__spin(const ccd__motion *m)
     return v3_scale(quat_rotate(m->turn.q0, m->turn.axis), m->turn.angle * m->arm);
 }
 
+/* How the fast body and body j close through the step (for a compound's pairs of parts), each
+ * pair's gap to be kept above `aim`. */
+static physics__closing ccd__closing(const ccd__sweep *w, float aim)
+{
+    physics__closing c = {w->self.move, ccd__spin(&w->self), v3(0, 0, 0), aim};
+    if (w->other_moves) {
+        c.move = v3_sub(c.move, w->other.move);
+        c.spin_j = ccd__spin(&w->other);
+    }
+    return c;
+}
+
 /* The first fraction in (0, best) at which the fast body comes within `target` of body j, or
  * best. A sweep that runs out of iterations before it reaches best (a spinning body grazing a
  * face closes the gap a little each time) stops where it last measured the two apart: letting it
  * go on to the end of its motion, as a miss, took a capsule spinning at 200 rad/s, pressed on a
  * floor, 0.68 m into it in one step (bench jolt_high_speed, with its turn taken the short way). */
 static float ccd__advance(ccd__sweep *w, uint32_t j, float target, float margin, float start,
-                          physics__v3 start_normal, bool start_support)
+                          physics__v3 start_normal, bool start_support, float start_step)
 {
     float turn_speed = w->self.turn.angle * w->self.arm;
     physics__v3 move = w->self.move;
@@ -327,20 +340,28 @@ static float ccd__advance(ccd__sweep *w, uint32_t j, float target, float margin,
         move = v3_sub(move, w->other.move);
         other_spin = ccd__spin(&w->other);
     }
+    const physics__closing closing = ccd__closing(w, target - 0.5f * CCD_TARGET);
     float f = 0.0f, apart = 0.0f;
     physics__v3 n = start_normal;
-    float d = start;
+    float d = start, step = start_step;
     bool support = start_support;
     for (uint32_t k = 0; k < CCD_MAX_ITERATIONS && f < w->best; k++) {
         /* (The first pose is the start, which the caller measured.) */
         if (k > 0) {
             ccd__place(w, f);
-            d = ccd__separation(w, j, margin, &n, &support);
+            d = ccd__separation(w, j, margin, &n, &support, &closing, &step);
         }
         if (d <= target)
             return f > 0.0f ? f : w->best;
         if (d == INFINITY)
             return w->best; /* out of reach for the whole sweep */
+        if (!isnan(step)) { /* a compound's pairs, each by its own axis */
+            if (!(step < INFINITY))
+                return w->best;
+            apart = f;
+            f += step;
+            continue;
+        }
         /* (A support gap along n can only open while the two move apart along n faster than
          * their turns can close it: a miss; and it closes no faster than that rate. Nothing is
          * known of a manifold's gap along n but at the pose measured: its other features, a
@@ -394,8 +415,10 @@ static void ccd__against(ccd__sweep *w, uint32_t j)
                   : v3_len(w->self.move);
     physics__v3 n = v3(0, 0, 0);
     bool support = false;
+    float step;
     ccd__place(w, 0.0f);
-    const float start = ccd__separation(w, j, margin, &n, &support);
+    const physics__closing closing = ccd__closing(w, 0.5f * CCD_TARGET);
+    const float start = ccd__separation(w, j, margin, &n, &support, &closing, &step);
     const float allowed = CCD_DEEPER_FRACTION * ccd__thinnest(b, i);
     if (start > CCD_TARGET) {
         /* Apart at the start: a hit on the way counts unless the body ends the step touching the
@@ -404,10 +427,10 @@ static void ccd__against(ccd__sweep *w, uint32_t j)
          * a collision threw at 87 m/s into a wall 0.4 m thick came out of the step touching the
          * wall's outer face, and left the box of bench jolt_high_speed. */
         const physics__v3 approach = n;
-        const float f = ccd__advance(w, j, CCD_TARGET, margin, start, n, support);
+        const float f = ccd__advance(w, j, CCD_TARGET, margin, start, n, support, step);
         if (f < w->best) {
             ccd__place(w, 1.0f);
-            const float end = ccd__separation(w, j, margin, &n, &support);
+            const float end = ccd__separation(w, j, margin, &n, &support, NULL, &step);
             if (end > CCD_TARGET || end < -allowed || !(v3_dot(n, approach) > 0.0f)) {
                 w->best = f;
                 w->hit = j;
@@ -428,7 +451,7 @@ static void ccd__against(ccd__sweep *w, uint32_t j)
         if (start < -allowed && v3_dot(out, n) < 0.0f)
             return;
         const float f =
-            ccd__advance(w, j, f_min(start, -allowed) - CCD_CREEP, margin, start, n, support);
+            ccd__advance(w, j, f_min(start, -allowed) - CCD_CREEP, margin, start, n, support, NAN);
         if (f < w->best) {
             w->best = f;
             w->hit = j;
