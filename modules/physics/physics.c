@@ -1532,12 +1532,11 @@ static int b_set_damping(ct_world_o *w, ct_entity_t e, float linear, float angul
     const body_ref r = changed_body(w, e, "set_damping");
     if (r.err)
         return r.err;
-    const char *bad = physics__damping_error(linear, angular);
+    const char *bad = physics__bodies_set_damping(r.b, r.i, linear, angular);
     if (bad) {
         refuse("set_damping", w, e, "%s refused (%g, %g)", bad, (double)linear, (double)angular);
         return CT_ERR_INVALID;
     }
-    r.b->damping[r.i] = (physics__damping){linear, angular};
     return 0;
 }
 

@@ -358,6 +358,9 @@ void physics__bodies_free(physics__bodies *b);
 const char *physics__body_desc_error(const ct_body_desc_t *d);
 /* v5: why a damping is bad ("linear_damping (must be ...)"), or NULL (NaN is outside). */
 const char *physics__damping_error(float linear, float angular);
+/* v5: body i's damping set (set_damping), or why not (physics__damping_error), leaving it. */
+const char *physics__bodies_set_damping(physics__bodies *b, uint32_t i, float linear,
+                                        float angular);
 /* v4 bodies: why a desc is bad (the field and its range), or NULL; add one. */
 const char *physics__rigid_desc_error(const ct_rigid_body_desc_t *d);
 int physics__bodies_add_rigid(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d);

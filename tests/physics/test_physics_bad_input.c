@@ -421,18 +421,31 @@ static void test_pile_in_one_spot_names_world_entity(void **state)
     t->entity->destroy_batch(e, N);
 }
 
+/* What the Lua refusal scripts share: bad_world, the world `w` as messages name it, and
+ * refused(words, f, ...), which asserts that f(...) raises an error naming every one of words;
+ * then `script` (chunk `chunk`). */
+static void load_refusals(ct_world_o *w, const char *script, const char *chunk)
+{
+    static const char refused[] =
+        "function refused(words, f, ...)\n"
+        "  local ok, err = pcall(f, ...)\n"
+        "  assert(not ok, 'accepted: ' .. words[#words])\n"
+        "  for _, word in ipairs(words) do\n"
+        "    assert(err:find(word, 1, true), err .. ' does not name ' .. word)\n"
+        "  end\n"
+        "end\n";
+    char name[64];
+    snprintf(name, sizeof name, "bad_world = 'world %p'\n", (void *)w);
+    assert_int_equal(t->lua->run_string(name, "bad_world"), 0);
+    assert_int_equal(t->lua->run_string(refused, "refused"), 0);
+    assert_int_equal(t->lua->run_string(script, chunk), 0);
+}
+
 /* The same refusals from Lua: each call raises an error naming the world, the entity (or the
  * joint's two) and the field with its reason, and adds nothing; a joint to an entity destroyed a
  * moment ago is refused naming the field that names it. */
 static const char lua_refusals[] =
     "function bad_lua(w, a, b, x)\n"
-    "  local function refused(words, f, ...)\n"
-    "    local ok, err = pcall(f, ...)\n"
-    "    assert(not ok, 'accepted: ' .. words[#words])\n"
-    "    for _, word in ipairs(words) do\n"
-    "      assert(err:find(word, 1, true), err .. ' does not name ' .. word)\n"
-    "    end\n"
-    "  end\n"
     "  local W, X = bad_world, 'entity ' .. x\n"
     "  local cube = {}\n"
     "  for k = 0, 7 do\n"
@@ -483,10 +496,7 @@ static void test_lua_refusals_name_world_entity_field(void **state)
     const ct_rigid_body_desc_t a = ball_desc(0, 1, 0, 0.5f), b = ball_desc(2, 1, 0, 0.5f);
     assert_int_equal(p4->add_rigid_body(w, e[0], &a), 0);
     assert_int_equal(p4->add_rigid_body(w, e[1], &b), 0);
-    char name[64];
-    snprintf(name, sizeof name, "bad_world = 'world %p'\n", (void *)w);
-    assert_int_equal(t->lua->run_string(name, "bad_world"), 0);
-    assert_int_equal(t->lua->run_string(lua_refusals, "bad_lua"), 0);
+    load_refusals(w, lua_refusals, "bad_lua");
     log__set_sink(capture, NULL); /* the C side logs each refusal too */
     test_lua_call("bad_lua", w, e, 3);
     assert_int_equal(p4->body_count(w), 2);
@@ -640,13 +650,6 @@ static void test_v5_members_refuse_bad_input(void **state)
  * wrong (the world, the entity and the field where the C side names them). */
 static const char lua_v5_refusals[] =
     "function bad_lua_v5(w, floor, c, x)\n"
-    "  local function refused(words, f, ...)\n"
-    "    local ok, err = pcall(f, ...)\n"
-    "    assert(not ok, 'accepted: ' .. words[#words])\n"
-    "    for _, word in ipairs(words) do\n"
-    "      assert(err:find(word, 1, true), err .. ' does not name ' .. word)\n"
-    "    end\n"
-    "  end\n"
     "  local C = 'entity ' .. c\n"
     "  local ball = { shape = 'sphere', radius = 0.25 }\n"
     "  refused({'Physics.shape_cast', 'argument 1'}, Physics.shape_cast, nil, ball, 0, 5, 0, 0, "
@@ -699,10 +702,7 @@ static void test_lua_v5_members_refuse_bad_input(void **state)
     (void)state;
     ct_entity_t e[3];
     ct_world_o *w = world_with_character("bad_lua_v5", e);
-    char name[64];
-    snprintf(name, sizeof name, "bad_world = 'world %p'\n", (void *)w);
-    assert_int_equal(t->lua->run_string(name, "bad_world"), 0);
-    assert_int_equal(t->lua->run_string(lua_v5_refusals, "bad_lua_v5"), 0);
+    load_refusals(w, lua_v5_refusals, "bad_lua_v5");
     log__set_sink(capture, NULL);
     test_lua_call("bad_lua_v5", w, e, 3);
     log__set_sink(NULL, NULL);
