@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "physics_bullets.h"
 #include "physics_fixture.h"
 
 #include <stdlib.h>
@@ -109,14 +110,7 @@ static void test_bullets_in_a_room_roll_back(void **state)
     add_room(&s, 1000, 3.01f);
     rng_state = 91u;
     for (uint32_t k = 1; k <= 24; k++) {
-        ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC,
-                                  .shape = k % 2 ? CT_BODY_SPHERE : CT_BODY_BOX,
-                                  .radius = 0.05f,
-                                  .half_extents = {0.1f, 0.05f, 0.05f},
-                                  .mass = 0.1f,
-                                  .friction = 0.5f,
-                                  .restitution = 0.9f,
-                                  .rotation = {0, 0, 0, 1}};
+        ct_rigid_body_desc_t d = room_bullet(k);
         /* (Each draw its own declarator: they are made in order.) */
         const float x = frand(-1, 1), y = frand(-1, 1), z = frand(-1, 1);
         const physics__v3 v = v3(x, y, z);
