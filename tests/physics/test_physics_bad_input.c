@@ -421,9 +421,9 @@ static void test_pile_in_one_spot_names_world_entity(void **state)
     t->entity->destroy_batch(e, N);
 }
 
-/* What the Lua refusal scripts share: bad_world, the world `w` as messages name it, and
- * refused(words, f, ...), which asserts that f(...) raises an error naming every one of words;
- * then `script` (chunk `chunk`). */
+/* What the Lua refusal scripts share: bad_world, the world `w` as messages name it,
+ * refused(words, f, ...), which asserts that f(...) raises an error naming every one of words,
+ * and unit_cube() (physics_lua_unit_cube); then `script` (chunk `chunk`). */
 static void load_refusals(ct_world_o *w, const char *script, const char *chunk)
 {
     static const char refused[] =
@@ -438,6 +438,7 @@ static void load_refusals(ct_world_o *w, const char *script, const char *chunk)
     snprintf(name, sizeof name, "bad_world = 'world %p'\n", (void *)w);
     assert_int_equal(t->lua->run_string(name, "bad_world"), 0);
     assert_int_equal(t->lua->run_string(refused, "refused"), 0);
+    physics_lua_unit_cube();
     assert_int_equal(t->lua->run_string(script, chunk), 0);
 }
 
@@ -447,12 +448,7 @@ static void load_refusals(ct_world_o *w, const char *script, const char *chunk)
 static const char lua_refusals[] =
     "function bad_lua(w, a, b, x)\n"
     "  local W, X = bad_world, 'entity ' .. x\n"
-    "  local cube = {}\n"
-    "  for k = 0, 7 do\n"
-    "    cube[#cube + 1] = k % 2 == 1 and 0.5 or -0.5\n"
-    "    cube[#cube + 1] = math.floor(k / 2) % 2 == 1 and 0.5 or -0.5\n"
-    "    cube[#cube + 1] = math.floor(k / 4) == 1 and 0.5 or -0.5\n"
-    "  end\n"
+    "  local cube = unit_cube()\n"
     "  local function with(t, k, v) local c = {unpack(t)}; c[k] = v; return c end\n"
     "  refused({W, X, 'points (one point'}, Physics.add_hull, w, x, {0, 0, 0})\n"
     "  local dup = with(with(with(cube, 16, cube[4]), 17, cube[5]), 18, cube[6])\n"
