@@ -88,8 +88,8 @@ void physics_fixture_stop(void);
 
 /* Runs tests[0 .. n) as cmocka's group "serial" (pool zero), then as group "two threads" with pool
  * set to two_threads, leaving out of the second the tests named in `serial_only` (NULL-ended; NULL
- * for none): those that never hand the fixture's pool to what they build, which would only do the
- * serial group's work again. Without a second thread (PHYSICS_FIXTURE_NO_JOBS) the second group
+ * for none): those that never hand the fixture's pool to what they build, or whose scene ends on
+ * two threads on the bits it ends on serially, which would only do the serial group's work again. Without a second thread (PHYSICS_FIXTURE_NO_JOBS) the second group
  * would be the first again, serially, and is not run. How many tests failed. */
 struct CMUnitTest;
 int physics_fixture_run_groups(const struct CMUnitTest *tests, size_t n,
