@@ -271,8 +271,8 @@ static uint32_t mover__near(mover *m, physics__v3 lo, physics__v3 hi, uint32_t *
 /* Whether the move collides with body j, which it touches at manifold point q of mo: the verdict
  * it was given the first time this move met j, else (listing the contact) the callback's, or yes
  * without one. Past the list's room, yes unasked. */
-static bool mover__accepts(mover *m, uint32_t j, bool character,
-                           const physics__manifold_out *mo, uint32_t q)
+static bool mover__accepts(mover *m, uint32_t j, bool character, const physics__manifold_out *mo,
+                           uint32_t q)
 {
     physics__character_contacts *met = m->met;
     const physics__bodies *b = &m->s->bodies;

@@ -11,9 +11,10 @@ picker knew only box and sphere and showed the capsule as a box), with its radiu
 a radius typed in reaches the engine (a ray finds the pill's top 5 cm higher); bad numbers (NaN,
 negative, huge) are refused at the page and, sent past it, by the engine's editor. The crate,
 picked as a sphere then a hull, becomes one in the engine, its hull's points listed to edit; the
-table's parts are listed and one moved. The rock's points, which have a comment, are shown as text
-and left as written. The saved file keeps every shape, and an engine started again on it gives the
-same shapes (the capsule kept). Screenshots go to OUT_DIR (editor-shapes-*.png).
+table's parts are listed and one moved. The rock's points, which have a comment, and a shape
+spelling the editor does not know are shown as written and left alone. The saved file keeps every
+shape, and an engine started again on it gives the same shapes (the capsule kept). Screenshots go
+to OUT_DIR (editor-shapes-*.png).
 
 Usage: test_editor_shapes.py SOURCE_DIR BUILD_DIR OUT_DIR
 """
@@ -162,6 +163,25 @@ def check_capsule_and_crate(a, con, pill, crate, out):
         check("outside its range" in last and "nothing applied" in last, "the engine refuses %s = %s: %s" % (key, value, last))
     top = top_of(con, 4, 0)
     check(top is not None and abs(top - 1.8) < 1e-3, "the engine's capsule is as it was (%s)" % top)
+
+    # A shape the editor does not know (sent past the page): shown as it is, and an edit of
+    # another field leaves it alone. Both edits are undone after.
+    inspect(a, pill, "pill")
+    a.eval("send({type: 'ops', commit: true, ops: [{op: 'set', object: %s, key: 'components.body.shape',"
+           " value: {string: 'cylinder'}}]})" % json.dumps(pill))
+    a.wait("editor.shapeOf(%s).kind === 'cylinder' && document.querySelector('#inspector select.shape')"
+           " && document.querySelector('#inspector select.shape').selectedOptions[0].text === 'cylinder (unknown)'"
+           % json.dumps(pill), what="the unknown shape shown")
+    type_into(a, '[data-key="components.body.half_height"] input', "0.6")
+    a.wait("editor.lastOps && editor.lastOps.ops.some((o) => o.key === 'components.body.half_height')",
+           what="the engine's answer to the half height")
+    check(a.eval("editor.shapeOf(%s).kind" % json.dumps(pill)) == "cylinder",
+          "an edit beside an unknown shape leaves the shape as written")
+    for _ in range(2):
+        a.eval("send({type: 'undo'})")
+    a.wait("editor.shapeOf(%s).kind === 'capsule'" % json.dumps(pill), what="the undo back to the capsule")
+    a.wait("editor.objects.get(%s).props.get('components.body.half_height').value === 0.5" % json.dumps(pill),
+           what="the half height undone")
 
     # The crate picked as a sphere (its radius from the box), then as a hull (the box's corners).
     inspect(a, crate, "crate")

@@ -207,8 +207,10 @@ static void test_restore_then_simulate_gives_the_same_hashes(void **state)
  * A's hash. */
 static void cross_world(ct_world_o *w, const ct_entity_t e[3], bool character)
 {
-    const ct_rigid_body_desc_t floor = {
-        .kind = CT_BODY_STATIC, .shape = CT_BODY_BOX, .half_extents = {10, 0.5f, 10}, .position = {0, -0.5f, 0}};
+    const ct_rigid_body_desc_t floor = {.kind = CT_BODY_STATIC,
+                                        .shape = CT_BODY_BOX,
+                                        .half_extents = {10, 0.5f, 10},
+                                        .position = {0, -0.5f, 0}};
     const ct_rigid_body_desc_t crate = {.kind = CT_BODY_DYNAMIC,
                                         .shape = CT_BODY_BOX,
                                         .half_extents = {0.4f, 0.4f, 0.4f},
@@ -217,8 +219,11 @@ static void cross_world(ct_world_o *w, const ct_entity_t e[3], bool character)
     assert_int_equal(p4->add_rigid_body(w, e[0], &floor), 0);
     assert_int_equal(p4->add_rigid_body(w, e[1], &crate), 0);
     if (character) {
-        const ct_character_desc_t c = {
-            .radius = 0.3f, .half_height = 0.5f, .max_step = 0.3f, .max_slope = 0.8f, .position = {-2, 0.8f, 0}};
+        const ct_character_desc_t c = {.radius = 0.3f,
+                                       .half_height = 0.5f,
+                                       .max_step = 0.3f,
+                                       .max_slope = 0.8f,
+                                       .position = {-2, 0.8f, 0}};
         assert_int_equal(p4->add_character(w, e[2], &c), 0);
     } else {
         const ct_rigid_body_desc_t capsule = {.kind = CT_BODY_KINEMATIC,
