@@ -1264,6 +1264,12 @@ void physics__character_set(physics__character *c, const ct_character_settings_t
  * out of range (nothing changed). */
 int physics__character_move(physics__scene *s, uint32_t i, physics__character *c,
                             physics__v3 velocity, float dt, ct_character_state_t *out);
+/* The same, watched: *world_gone (when world_gone is not NULL) turns true when the character's
+ * contact callback destroyed the world, scene and all. The move then returns CT_ERR_STALE as soon
+ * as that callback returns, reading and writing nothing of the scene after it. */
+int physics__character_move_watched(physics__scene *s, uint32_t i, physics__character *c,
+                                    physics__v3 velocity, float dt, const bool *world_gone,
+                                    ct_character_state_t *out);
 /* Character c's contact record (see physics__character_contacts), emptied first when it is
  * another entity's. */
 physics__character_contacts *physics__character_contacts_of(physics__scene *s,
