@@ -179,7 +179,8 @@ typedef struct physics__stages {
     uint32_t n, cap;
     struct physics__stage_counter *counter;
     uint32_t cap_counter;
-    bool failed; /* an add ran out of memory: the run reports it and runs nothing */
+    bool failed;   /* an add ran out of memory: the run reports it and runs nothing */
+    uint32_t naps; /* waits at a stage's end that went to sleep (a busy machine), all runs */
 } physics__stages;
 
 /* Appends a stage running fn over [0, count) in items of `grain` (0 or >= count: one item, run
