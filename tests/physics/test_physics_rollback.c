@@ -99,16 +99,17 @@ static void test_a_sweep_hit_is_kept_by_a_snapshot(void **state)
 /* Bullets in a closed room (as test_physics_ccd's room, smaller): balls and boxes of 5 to 10 cm
  * at 250 m/s in all directions, bouncing off 2 cm walls; a bullet that bounces off one wall goes
  * on past what its contacts, found at the step's start, cover, and the sweep stops it at the
- * next. Saved after the first step that leaves a sweep's pair pending (step 1) and the first
- * after step 13 that does (step 33), the 40 steps after each restore write the streams and
- * hashes of never having left. */
+ * next. Saved after the first step that leaves a sweep's pair pending (step 2) and the first
+ * after step 13 that does (step 27), the 40 steps after each restore write the streams and
+ * hashes of never having left. (Bullets drawn from seed 95: with seed 91's, the sweeps of
+ * phys-ccdspeed's rules left no pair pending after step 13 in 120 steps.) */
 static void test_bullets_in_a_room_roll_back(void **state)
 {
     (void)state;
     physics__scene s;
     scene_init(&s);
     add_room(&s, 1000, 3.01f);
-    rng_state = 91u;
+    rng_state = 95u;
     for (uint32_t k = 1; k <= 24; k++) {
         ct_rigid_body_desc_t d = room_bullet(k);
         /* (Each draw its own declarator: they are made in order.) */
