@@ -986,8 +986,12 @@ int physics__ccd_end(physics__scene *s, float dt)
         } else if (c->moving.n && ccd__query_moving(&w, lo, hi)) {
             return CT_ERR_NOMEM;
         }
+        /* (Its turn and arm, found for its own sweep, serve the sweeps against it after: with
+         * the turn alone the arm stayed 0, and a faster body swept against it found it turning
+         * at no speed, stepped into it and went on through.) */
         if (w.self.turned) {
             c->motion[i].turn = w.self.turn;
+            c->motion[i].arm = w.self.arm;
             c->motion[i].turned = true;
         }
         if (!(w.best < 1.0f)) {
