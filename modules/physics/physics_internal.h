@@ -289,12 +289,18 @@ typedef struct physics__damping {
     float linear, angular;
 } physics__damping;
 
-/* Velocity v after a step of h seconds under damping c (1/s): v / (1 + h c), the implicit Euler
+/* Velocity v after a step of h seconds under damping c (1/s): v / (1 + h c) (the factor:
+ * physics__damping_factor), the implicit Euler
  * step of dv/dt = -c v (Box3D's and Box2D v3's Pade form, see set_damping in api/ct_physics.h).
  * Applied after the forces of that step, so a body falling with damping c keeps exactly g / c. */
+static inline float physics__damping_factor(float c, float h)
+{
+    return 1.0f / (1.0f + h * c);
+}
+
 static inline physics__v3 physics__damped(physics__v3 v, float c, float h)
 {
-    return v3_scale(v, 1.0f / (1.0f + h * c));
+    return v3_scale(v, physics__damping_factor(c, h));
 }
 
 typedef struct physics__bodies {
@@ -761,6 +767,17 @@ typedef struct physics__rigid_inertia {
     float m[9]; /* world inverse inertia, row major */
 } physics__rigid_inertia;
 
+/* What the velocity pass of every substep of a step adds to a body, found once a step (the
+ * gather) rather than in each of the RIGID_SUBSTEPS passes: the same operations on the same
+ * values, so the same bits, at a quarter of the divisions (physics_rigid.c). */
+typedef struct physics__rigid_drive {
+    physics__v3 dv, dw;     /* gravity and force, torque: the change a substep */
+    float damp_v, damp_w;   /* 1 / (1 + h c) of the linear and angular damping */
+    float ix, iy, iz;       /* the principal moments (the gyroscopic term) */
+    float ga, gb, gc;       /* h (Iz - Iy), h (Ix - Iz), h (Iy - Ix) */
+    uint8_t flags;          /* RIGID_DRIVE_* */
+} physics__rigid_drive;
+
 #define PHYSICS_RIGID_COLOURS 24u
 
 typedef struct physics__rigid {
@@ -796,6 +813,8 @@ typedef struct physics__rigid {
     physics__rigid_body *body;
     physics__rigid_inertia *inv_i;
     uint32_t cap_body, cap_inv_i;
+    physics__rigid_drive *drive; /* per body, this step */
+    uint32_t cap_drive;
     bool bouncy;  /* some contact of the step has restitution */
     /* The contacts in colours of blocks of four (physics_rigid_wide.c). */
     struct physics__rigid_block *block;

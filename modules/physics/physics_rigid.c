@@ -62,6 +62,7 @@ void physics__rigid_free(physics__scene *s)
         {(void **)&r->next_cache, &r->cap_next_cache, sizeof *r->next_cache},
         {(void **)&r->body, &r->cap_body, sizeof *r->body},
         {(void **)&r->inv_i, &r->cap_inv_i, sizeof *r->inv_i},
+        {(void **)&r->drive, &r->cap_drive, sizeof *r->drive},
     };
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) {
         if (*arrays[k].p)
@@ -413,9 +414,55 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
 
 /* The solver state of every body: velocities, and for the ones that move their inverse mass and
  * world inverse inertia (zero for static, kinematic and sleeping bodies). */
+/* physics__rigid_drive's flags: the velocity pass changes the body (awake, dynamic), damps it, and
+ * adds its gyroscopic term. */
+#define RIGID_DRIVE_MOVES 1u
+#define RIGID_DRIVE_DAMPED 2u
+#define RIGID_DRIVE_GYROSCOPIC 4u
+
+typedef struct rigid__gather_job {
+    physics__scene *s;
+    float h; /* the substep */
+} rigid__gather_job;
+
+/* Body i's physics__rigid_drive for substeps of h: what rigid__velocities_range computed in every
+ * substep from values that do not change within the step (the forces, torques and damping are
+ * set before it, the world inverse inertia once at its start), by the same operations. */
+static void rigid__drive_of(physics__scene *s, uint32_t i, float h)
+{
+    const physics__bodies *b = &s->bodies;
+    const physics__rigid_body *x = &s->rigid.body[i];
+    physics__rigid_drive *d = &s->rigid.drive[i];
+    d->flags = 0;
+    if (x->inv_mass == 0.0f || b->kind[i] != CT_BODY_DYNAMIC)
+        return;
+    d->flags = RIGID_DRIVE_MOVES;
+    d->dv = v3_scale(v3_add(s->gravity, v3_scale(b->force[i], x->inv_mass)), h);
+    d->dw = v3_scale(rigid__mul(s->rigid.inv_i[i].m, b->torque[i]), h);
+    const physics__damping c = b->damping[i]; /* v5 set_damping; 0: every bit as before */
+    if (c.linear != 0.0f || c.angular != 0.0f) {
+        d->flags |= RIGID_DRIVE_DAMPED;
+        d->damp_v = physics__damping_factor(c.linear, h);
+        d->damp_w = physics__damping_factor(c.angular, h);
+    }
+    const physics__v3 m = b->inv_inertia[i];
+    if (!(b->locks[i] & CT_BODY_LOCK_ROTATION) && m.x > 0.0f && m.y > 0.0f && m.z > 0.0f &&
+        !(m.x == m.y && m.y == m.z)) {
+        d->flags |= RIGID_DRIVE_GYROSCOPIC;
+        d->ix = 1.0f / m.x;
+        d->iy = 1.0f / m.y;
+        d->iz = 1.0f / m.z;
+        d->ga = h * (d->iz - d->iy);
+        d->gb = h * (d->ix - d->iz);
+        d->gc = h * (d->iy - d->ix);
+    }
+}
+
 static void rigid__gather_range(void *user, uint32_t begin, uint32_t end)
 {
-    physics__scene *s = user;
+    const rigid__gather_job *job = user;
+    physics__scene *s = job->s;
+    const float h = job->h;
     const physics__bodies *b = &s->bodies;
     physics__rigid_body *st = s->rigid.body;
     const uint32_t last = end * SOLVER_SLICE_BOXES < b->n ? end * SOLVER_SLICE_BOXES : b->n;
@@ -429,14 +476,16 @@ static void rigid__gather_range(void *user, uint32_t begin, uint32_t end)
             physics__world_inv_inertia(b, i, s->rigid.inv_i[i].m);
         else
             memset(s->rigid.inv_i[i].m, 0, sizeof s->rigid.inv_i[i].m);
+        rigid__drive_of(s, i, h);
     }
 }
 
 /* (On any threads, a slice of bodies each: each body's values are its own.) */
-static void rigid__gather(physics__scene *s)
+static void rigid__gather(physics__scene *s, float h)
 {
+    rigid__gather_job job = {s, h};
     physics__pool_run(s->pool, (s->bodies.n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES,
-                      rigid__gather_range, s);
+                      rigid__gather_range, &job);
 }
 
 /* The world boxes of the rotating bodies that move, from their rotations (a slice of bodies). */
@@ -745,15 +794,15 @@ static inline void rigid__lock(physics__rigid_body *x, uint8_t l)
  *   J = [Ix, a wz, a wy; b wz, Iy, b wx; c wy, c wx, Iz],  f = (a wy wz, b wz wx, c wx wy),
  * so an axisymmetric body's moment about its axis is exactly kept (a, b or c is exactly 0), and
  * the answer is w minus J^-1 f turned back to world axes (Cramer's rule: no inverse). Only the
- * change is turned back, so w keeps its bits where the change is 0. The caller skips a body of
- * equal moments (a ball, a cube), whose term is exactly 0: in jolt_high_speed one body in three,
- * and every cube of the pyramids. */
-static physics__v3 rigid__gyroscopic(physics__quat q, physics__v3 w_world, physics__v3 inv_inertia,
-                                     float h)
+ * change is turned back, so w keeps its bits where the change is 0. The moments and a, b, c are
+ * the body's drive's (rigid__drive_of, once a step). The caller skips a body of equal moments (a
+ * ball, a cube), whose term is exactly 0: in jolt_high_speed one body in three, and every cube of
+ * the pyramids. */
+static physics__v3 rigid__gyroscopic(physics__quat q, physics__v3 w_world,
+                                     const physics__rigid_drive *d)
 {
     const physics__v3 w = quat_unrotate(q, w_world);
-    const float ix = 1.0f / inv_inertia.x, iy = 1.0f / inv_inertia.y, iz = 1.0f / inv_inertia.z;
-    const float a = h * (iz - iy), b = h * (ix - iz), c = h * (iy - ix);
+    const float ix = d->ix, iy = d->iy, iz = d->iz, a = d->ga, b = d->gb, c = d->gc;
     const float J[9] = {ix, a * w.z, a * w.y, b * w.z, iy, b * w.x, c * w.y, c * w.x, iz};
     const physics__v3 f = v3(a * w.y * w.z, b * w.z * w.x, c * w.x * w.y);
     /* The cofactors of J's first column give its determinant; the adjugate's rows times f the
@@ -782,25 +831,23 @@ static void rigid__velocities_range(void *user, uint32_t begin, uint32_t end)
 {
     const rigid__body_job *job = user;
     physics__scene *s = job->s;
-    const float h = job->h;
     const physics__bodies *b = &s->bodies;
     physics__rigid_body *st = s->rigid.body;
+    const physics__rigid_drive *drive = s->rigid.drive;
     const uint32_t last = end * SOLVER_SLICE_BOXES < b->n ? end * SOLVER_SLICE_BOXES : b->n;
     for (uint32_t i = begin * SOLVER_SLICE_BOXES; i < last; i++) {
-        physics__rigid_body *x = &st[i];
-        if (x->inv_mass == 0.0f || b->kind[i] != CT_BODY_DYNAMIC)
+        const physics__rigid_drive *d = &drive[i];
+        if (!(d->flags & RIGID_DRIVE_MOVES))
             continue;
-        x->v = v3_add(x->v, v3_scale(v3_add(s->gravity, v3_scale(b->force[i], x->inv_mass)), h));
-        x->w = v3_add(x->w, v3_scale(rigid__mul(s->rigid.inv_i[i].m, b->torque[i]), h));
-        const physics__damping c = b->damping[i]; /* v5 set_damping; 0: every bit as before */
-        if (c.linear != 0.0f || c.angular != 0.0f) {
-            x->v = physics__damped(x->v, c.linear, h);
-            x->w = physics__damped(x->w, c.angular, h);
+        physics__rigid_body *x = &st[i];
+        x->v = v3_add(x->v, d->dv);
+        x->w = v3_add(x->w, d->dw);
+        if (d->flags & RIGID_DRIVE_DAMPED) {
+            x->v = v3_scale(x->v, d->damp_v);
+            x->w = v3_scale(x->w, d->damp_w);
         }
-        const physics__v3 d = b->inv_inertia[i];
-        if (!(b->locks[i] & CT_BODY_LOCK_ROTATION) && d.x > 0.0f && d.y > 0.0f && d.z > 0.0f &&
-            !(d.x == d.y && d.y == d.z))
-            x->w = rigid__gyroscopic(b->rotation[i], x->w, d, h);
+        if (d->flags & RIGID_DRIVE_GYROSCOPIC)
+            x->w = rigid__gyroscopic(b->rotation[i], x->w, d);
         rigid__lock(x, b->locks[i]);
         const float vmax = CT_PHYSICS_MAX_SPEED, wmax = CT_PHYSICS_MAX_ANGULAR_SPEED;
         const float vv = v3_dot(x->v, x->v), ww = v3_dot(x->w, x->w);
@@ -1333,7 +1380,8 @@ int physics__rigid_step(physics__scene *s, float dt)
                          sizeof *s->island_rest) ||
         physics__reserve(s->a, (void **)&s->islands, &s->cap_islands, b->n, sizeof *s->islands) ||
         physics__reserve(s->a, (void **)&r->body, &r->cap_body, b->n, sizeof *r->body) ||
-        physics__reserve(s->a, (void **)&r->inv_i, &r->cap_inv_i, b->n, sizeof *r->inv_i))
+        physics__reserve(s->a, (void **)&r->inv_i, &r->cap_inv_i, b->n, sizeof *r->inv_i) ||
+        physics__reserve(s->a, (void **)&r->drive, &r->cap_drive, b->n, sizeof *r->drive))
         return CT_ERR_NOMEM;
     if (physics__joints_begin(s))
         return CT_ERR_NOMEM;
@@ -1351,9 +1399,9 @@ int physics__rigid_step(physics__scene *s, float dt)
         return CT_ERR_NOMEM;
     for (uint32_t i = 0; i < b->n; i++)
         s->report.awake += b->kind[i] == CT_BODY_DYNAMIC && !b->asleep[i];
-    rigid__gather(s);
     const uint32_t substeps = RIGID_SUBSTEPS;
     const float h = dt / (float)substeps, inv_h = 1.0f / h;
+    rigid__gather(s, h);
     if (rigid__contacts(s, order, m, h))
         return CT_ERR_NOMEM;
     /* The substeps' passes are stages of one parallel section (physics_stages.c): each starts
