@@ -909,6 +909,10 @@ typedef struct physics__characters {
 
 /* Contacts are kept when the gap is under this (m) plus what the bodies can close in a step. */
 #define SOLVER_MARGIN 0.02f
+/* How far (m) a body's path may end from where its velocity at the start of the step took it
+ * (gravity, damping, a light touch) and still lie in the box physics__scene_candidates widened for
+ * the sweeps (physics_ccd.c): a body that went further is a stray, whose pairs are looked up. */
+#define CCD_SHARE_SLACK 0.05f
 /* Candidate pairs a step may collide: this many, or 64 per body if more, but never more than
  * SOLVER_MAX_PAIR_LIMIT. Past that (bodies piled into one spot) the rest are dropped and the owner
  * warns. The ceiling bounds a step's time and memory whatever the bodies do: a contact costs
@@ -1056,6 +1060,19 @@ typedef struct physics__ccd {
     physics__pair *list_pairs; /* scratch of the lists' counting sorts (2 x max) */
     uint32_t cap_list_first, cap_listed, cap_list_pairs;
     uint32_t list_limit; /* pairs past which the lists give way to a query per body (0: default) */
+    /* The lists from the step's own grid of moving bodies (physics_ccd.c, ccd__list_shared):
+     * `share` asks physics__scene_candidates to widen each moving box by its body's path as the
+     * sweeps see it (its reach about where it starts and where its velocity takes it), keeping
+     * the box the contacts use in share_lo/share_hi (by grid box); `shared` says s->bp holds such
+     * boxes this step. Off (tests): every step builds a grid of paths of its own. */
+    bool share, shared, no_share;
+    physics__v3 *share_lo, *share_hi;
+    uint32_t *grid_of;     /* per body: its box in s->bp, or UINT32_MAX */
+    uint8_t *stray;        /* per body: its path left its widened box (or it has none) */
+    physics__broadphase strays; /* the paths of the stray bodies */
+    uint32_t *stray_body;       /* box k of `strays` is body stray_body[k] */
+    uint32_t lists_shared;      /* steps whose lists came from the step's grid (tests) */
+    uint32_t cap_share_lo, cap_share_hi, cap_grid_of, cap_stray, cap_stray_body;
     /* Sweep hits as collision events (physics_ccd.c, ccd__report): this step's hits, and the
      * pairs (sorted keys) a sweep reported as touching that no contact has taken over yet. */
     struct physics__ccd_hit *hit_event;
@@ -1219,6 +1236,8 @@ void physics__rigid_solve_contact(physics__rigid_contact *c, physics__rigid_body
 /* Continuous collision (physics_ccd.c): the step's start poses, then after the step the fast
  * bodies swept from them against the fixed grid (see the file). 0 or CT_ERR_NOMEM. */
 int physics__ccd_begin(physics__scene *s);
+/* The farthest body i's surface reaches from its centre (what a sweep's path box is made of). */
+float physics__ccd_reach(const physics__bodies *b, uint32_t i);
 int physics__ccd_end(physics__scene *s, float dt);
 void physics__ccd_free(physics__scene *s);
 

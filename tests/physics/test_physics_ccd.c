@@ -209,14 +209,16 @@ static void test_box_into_wall_keeps_restitution(void **state)
  * coordinate past the walls' middles, 2.01 m), and the state hash. list_limit: the scene's
  * ccd.list_limit (1: every fast body queries the grid of paths instead of the lists). */
 enum { BULLETS = 60 };
-static uint32_t room(bool sweeps, uint32_t list_limit, physics__pool pool, uint64_t *hash,
-                     uint32_t *hits)
+static uint32_t room_shared; /* the last room's steps whose lists came from the step's grid */
+static uint32_t room(bool sweeps, uint32_t list_limit, bool no_share, physics__pool pool,
+                     uint64_t *hash, uint32_t *hits)
 {
     physics__scene s;
     physics__scene_init(&s, &alloc.base);
     s.pool = pool;
     s.ccd.off = !sweeps;
     s.ccd.list_limit = list_limit;
+    s.ccd.no_share = no_share;
     const float half = 5.01f, t = 0.01f;
     const float walls[6][6] = {
         {half, t, half, 0, -half, 0}, {half, t, half, 0, half, 0}, {half, half, t, 0, 0, -half},
@@ -267,6 +269,7 @@ static uint32_t room(bool sweeps, uint32_t list_limit, physics__pool pool, uint6
         }
     }
     *hash = physics__state_hash(&s, NULL, NULL);
+    room_shared = s.ccd.lists_shared;
     physics__scene_free(&s);
     return escaped;
 }
@@ -383,14 +386,17 @@ static void test_bullets_never_pass_a_dynamic_plank(void **state)
 static void test_room_of_bullets(void **state)
 {
     (void)state;
-    uint64_t hash, hash2, hash_off, hash_queried;
-    uint32_t hits, hits2, hits_off, hits_queried;
-    const uint32_t off = room(false, 0, (physics__pool){0}, &hash_off, &hits_off);
-    const uint32_t on = room(true, 0, (physics__pool){0}, &hash, &hits);
-    const uint32_t on2 = room(true, 0, two_threads, &hash2, &hits2);
-    const uint32_t queried = room(true, 1, (physics__pool){0}, &hash_queried, &hits_queried);
-    print_message("room: %u escaped without sweeps, %u with (%u sweeps hit), hash 0x%016llx\n", off,
-                  on, hits, (unsigned long long)hash);
+    uint64_t hash, hash2, hash_off, hash_queried, hash_own;
+    uint32_t hits, hits2, hits_off, hits_queried, hits_own;
+    const uint32_t off = room(false, 0, false, (physics__pool){0}, &hash_off, &hits_off);
+    const uint32_t on = room(true, 0, false, (physics__pool){0}, &hash, &hits);
+    const uint32_t shared = room_shared;
+    const uint32_t on2 = room(true, 0, false, two_threads, &hash2, &hits2);
+    const uint32_t queried = room(true, 1, false, (physics__pool){0}, &hash_queried, &hits_queried);
+    const uint32_t own = room(true, 0, true, (physics__pool){0}, &hash_own, &hits_own);
+    print_message("room: %u escaped without sweeps, %u with (%u sweeps hit, %u of 120 steps' lists "
+                  "from the step's grid), hash 0x%016llx\n",
+                  off, on, hits, shared, (unsigned long long)hash);
     assert_int_equal(off, 12);
     assert_int_equal(on, 0);
     assert_int_equal(hits, 115);
@@ -401,6 +407,12 @@ static void test_room_of_bullets(void **state)
     assert_int_equal(queried, on);
     assert_int_equal(hits_queried, hits);
     assert_true(hash_queried == hash);
+    /* The lists from the step's own grid (its boxes widened by the paths) or from a grid of the
+     * paths of their own: the same pairs, so the same bits. */
+    assert_true(shared > 100);
+    assert_int_equal(own, on);
+    assert_int_equal(hits_own, hits);
+    assert_true(hash_own == hash);
 }
 
 /* The capsule of the bench's high-speed scene that escaped (bench_physics jolt_high_speed, entity
