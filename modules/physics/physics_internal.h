@@ -1438,9 +1438,11 @@ bool physics__scene_remove(physics__scene *s, ct_entity_t e);
 /* Wakes body i's island (and i); wake_all wakes every body (physics_islands.c). */
 void physics__scene_wake(physics__scene *s, uint32_t i);
 void physics__scene_wake_all(physics__scene *s);
-/* The step's part: wakes the islands listed while colliding, then puts islands at rest to sleep. */
+/* The step's part: wakes the islands listed while colliding, then puts islands at rest to sleep.
+ * moved: the rigid step's bodies, whose dp and dq are what the step moved and turned them (see
+ * physics_islands.c), or NULL for the translation-only step. */
 void physics__islands_wake_listed(physics__scene *s);
-void physics__islands_sleep(physics__scene *s, float dt);
+void physics__islands_sleep(physics__scene *s, float dt, const physics__rigid_body *moved);
 /* Sorted entity ids of bodies overlapping the sphere into out (at most max); returns the total.
  * Queries see only bodies whose layer shares a bit with mask. */
 uint32_t physics__scene_overlap_sphere(physics__scene *s, physics__v3 c, float r, uint32_t mask,

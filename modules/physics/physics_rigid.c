@@ -1099,22 +1099,17 @@ static float rigid__separation(const physics__rigid *r, const physics__rigid_kep
     return least;
 }
 
-/* The contacts as physics_islands.c reads them (a, b, normal, and a separation base that gives the
- * deepest point's separation at the bodies' present positions). */
+/* The contacts as physics_islands.c reads them: which bodies touch (its rule for the rigid step
+ * reads no depth, see islands__resting). */
 static int rigid__island_contacts(physics__scene *s)
 {
     const physics__rigid *r = &s->rigid;
-    const physics__bodies *b = &s->bodies;
     physics__contacts *c = &s->contacts;
     if (physics__contacts_reserve(s, r->num_contacts))
         return CT_ERR_NOMEM;
     for (uint32_t k = 0; k < r->num_contacts; k++) {
-        const physics__rigid_kept *rc = &r->contact[k];
-        c->a[k] = rc->a;
-        c->b[k] = rc->b;
-        c->normal[k] = rc->normal;
-        c->sep_base[k] = rigid__separation(r, rc) -
-                         v3_dot(rc->normal, v3_sub(b->position[rc->b], b->position[rc->a]));
+        c->a[k] = r->contact[k].a;
+        c->b[k] = r->contact[k].b;
     }
     c->n = r->num_contacts;
     return 0;
@@ -1454,7 +1449,7 @@ int physics__rigid_step(physics__scene *s, float dt)
     if (s->sleeping && rigid__island_contacts(s))
         return CT_ERR_NOMEM;
     physics__islands_wake_listed(s);
-    physics__islands_sleep(s, dt);
+    physics__islands_sleep(s, dt, r->body);
     /* The grid of moving boxes was built from the bodies' paths without their turning: queries
      * rebuild it. */
     s->bp_stale = true;

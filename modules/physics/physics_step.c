@@ -337,7 +337,7 @@ static int step__translate(physics__scene *s, float dt)
         b->position[g->body[k]] = g->position[k];
     physics__scene_keep_inside(s);
     physics__islands_wake_listed(s);
-    physics__islands_sleep(s, dt);
+    physics__islands_sleep(s, dt, NULL);
     if (physics__contacts_remember(s) || step__check_grid(s))
         return CT_ERR_NOMEM;
     physics__scene_settle(s);
