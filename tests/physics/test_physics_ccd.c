@@ -194,8 +194,13 @@ static void test_box_into_wall_keeps_restitution(void **state)
                 /* Never through the wall, whose face is at x = -0.01. */
                 assert_true(r.max_x < -0.01f - d.half_extents[0] + 0.001f);
                 if (e == 0) {
+                    /* Restitution 0: it stays at the wall. No gravity holds it there: the plate
+                     * hit at 250 m/s turns and drifts off the wall at the 1 cm/s the velocity
+                     * check allows (1.1 cm/s since each face's points take turns coming first,
+                     * physics__rigid_point_at; it was 0.98 cm off after the 60 steps before), so
+                     * its centre is allowed 1.5 cm off flat against the wall. */
                     assert_float_equal(r.velocity.x, 0.0f, 0.02f);
-                    assert_float_equal(r.end.x, -0.01f - d.half_extents[0], 0.01f);
+                    assert_float_equal(r.end.x, -0.01f - d.half_extents[0], 0.015f);
                 } else {
                     assert_true(r.velocity.x < -0.99f * speeds[k]);
                     assert_true(r.velocity.x > -1.001f * speeds[k]);
@@ -366,8 +371,8 @@ static void test_bullets_never_pass_a_dynamic_plank(void **state)
     assert_int_equal(off[1], 6);
     assert_int_equal(hits[0], 34);
     assert_int_equal(hits[1], 45);
-    assert_true(hash[0] == 0xc2b8167c1f5a7423ull);
-    assert_true(hash[1] == 0x7a8fd622b86f9907ull);
+    assert_true(hash[0] == 0xae57468dc37c814eull);
+    assert_true(hash[1] == 0xaf5633443ab85d60ull);
     for (int moving = 0; moving <= 1; moving++) {
         assert_int_equal(on[moving], 0);
         assert_int_equal(on2[moving], on[moving]);
@@ -391,10 +396,10 @@ static void test_room_of_bullets(void **state)
     const uint32_t queried = room(true, 1, (physics__pool){0}, &hash_queried, &hits_queried);
     print_message("room: %u escaped without sweeps, %u with (%u sweeps hit), hash 0x%016llx\n", off,
                   on, hits, (unsigned long long)hash);
-    assert_int_equal(off, 12);
+    assert_int_equal(off, 8);
     assert_int_equal(on, 0);
-    assert_int_equal(hits, 119);
-    assert_true(hash == 0xf685a940e94bebcbull);
+    assert_int_equal(hits, 108);
+    assert_true(hash == 0x7660800ceb20f297ull);
     assert_int_equal(on2, on);
     assert_int_equal(hits2, hits);
     assert_true(hash2 == hash);
