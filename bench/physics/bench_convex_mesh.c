@@ -86,6 +86,8 @@ static uint32_t convex_vs_mesh(physics__scene *s)
     return physics__bodies_find(&s->bodies, (ct_entity_t){1});
 }
 
+void bench_convex_vs_mesh_scene(physics__scene *s) { convex_vs_mesh(s); }
+
 static double thread_cpu_ms(void)
 {
     struct timespec t;

@@ -72,6 +72,10 @@
  *                               threads finish a section no sooner than that): the best threads_x
  *                               the step allows without the pool's own cost
  *   physics.pyramid_100_serial_share, _amdahl   the same for the translation-only pyramid_100
+ *   physics.threads_x_many_pyramids, _joint_grid, _convex_vs_mesh, _jolt_high_speed  those
+ *                               scenes (as their own groups build them) on one thread / on the
+ *                               pool, by wall time, median of interleaved rounds' ratios (group
+ *                               threads_scenes; under 1: the second thread slowed the step)
  *   physics.box3d_large_pyramid_top_moved_cm  how far its top cube moves from step 200 to step
  *                               1,000 (still standing: the issue asks < 1 cm)
  *   physics.jolt_high_speed_escapes   Jolt's HighSpeed scene (jrouwe/JoltPhysics,
@@ -124,12 +128,12 @@
  *                  refused, with the list): integrate, broadphase, hash_vs_brute, mixed,
  *                  step_10k_core, step_10k_module, pyramid_20, pyramid_100, box3d, standing,
  *                  snapshot, convex_vs_mesh, joint_grid, jolt_high_speed, jolt_characters,
- *                  hull_build, threads_x, threads_serial (without --only, all of them, as
- *                  scripts/bench.sh runs it)
+ *                  hull_build, threads_x, threads_serial, threads_scenes (without --only, all
+ *                  of them, as scripts/bench.sh runs it)
  *   --list         prints the groups' names, one a line, and runs nothing
  *   --rounds N     1 to 3 (default 3): the rounds of the figures that are a median of interleaved
  *                  rounds (box3d, joint_grid, threads_x, convex_vs_mesh, jolt_characters,
- *                  hull_build); 1 for a quick look
+ *                  hull_build, threads_scenes); 1 for a quick look
  * Environment: CUTTLE_BENCH_STEPS sets the steps of convex_vs_mesh and jolt_characters (500, as
  * Jolt runs them; another number is no longer Jolt's figure), CUTTLE_BENCH_VERBOSE names each body
  * convex_vs_mesh finds below the mesh.
@@ -630,6 +634,14 @@ static double cpu_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
+/* CPU time of every thread of the process (the pool's workers too). */
+static double process_cpu_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
 /* One run as Box3D's benchmark times it: a first step, then the mean of the rest (ms of CPU; of
  * wall time on the pool, or when box3d_by_wall is set). */
 static bool box3d_by_wall;
@@ -646,15 +658,16 @@ static double box3d_run(uint32_t (*make)(physics__scene *), int steps, physics__
         s.bodies.position[physics__bodies_find(&s.bodies, (ct_entity_t){top})];
     physics__scene_step(&s, 1.0f / 60.0f);
     const bool pooled = with.parallel_for != NULL || box3d_by_wall;
-    const double t0 = pooled ? now_ms() : cpu_ms();
+    const double t0 = pooled ? now_ms() : cpu_ms(), process0 = process_cpu_ms();
     for (int k = 1; k < steps; k++)
         physics__scene_step(&s, 1.0f / 60.0f);
     const double ms = ((pooled ? now_ms() : cpu_ms()) - t0) / (double)(steps - 1);
+    const double process_ms = (process_cpu_ms() - process0) / (double)(steps - 1);
     if (top_moved)
         *top_moved = v3_len(
             v3_sub(s.bodies.position[physics__bodies_find(&s.bodies, (ct_entity_t){top})], start));
-    fprintf(stderr, "  cuttle: %u bodies, %u contacts, %.3f ms/step\n", s.bodies.n,
-            s.rigid.num_contacts, ms);
+    fprintf(stderr, "  cuttle: %u bodies, %u contacts, %.3f ms/step (all threads' CPU: %.3f)\n",
+            s.bodies.n, s.rigid.num_contacts, ms, process_ms);
     physics__scene_free(&s);
     return ms;
 }
@@ -1156,15 +1169,13 @@ static void bench_jolt_high_speed(void)
 
 /* CreateJointGrid, row i of column k at (k, -i, 0). Returns the largest anchor gap (m) after
  * `steps` steps and the mean CPU time (ms) of steps 2.. in *ms. */
-static float box3d_joint_grid(int steps, double *ms)
+static void box3d_joint_grid_scene(physics__scene *s)
 {
     enum { N = 100 };
-    physics__scene s;
-    physics__scene_init(&s, ct_heap_allocator());
-    s.sleeping = false;
-    s.gravity = v3(0.0f, -10.0f, 0.0f); /* b3DefaultWorldDef's */
+    s->sleeping = false;
+    s->gravity = v3(0.0f, -10.0f, 0.0f); /* b3DefaultWorldDef's */
     const float r = 0.4f, mass = 1000.0f * 4.0f / 3.0f * 3.14159265f * r * r * r;
-    physics__bodies *b = &s.bodies;
+    physics__bodies *b = &s->bodies;
     for (int k = 0; k < N; k++)
         for (int i = 0; i < N; i++) {
             const ct_rigid_body_desc_t d = {.kind = i == 0 ? CT_BODY_STATIC : CT_BODY_DYNAMIC,
@@ -1189,18 +1200,26 @@ static float box3d_joint_grid(int steps, double *ms)
                                            .anchor = {(float)k, 0.5f - (float)i, 0.0f},
                                            .axis = {0, 1, 0}};
                 physics__joints_add(
-                    &s, physics__bodies_find(b, (ct_entity_t){1u + (uint32_t)(k * N + i - 1)}),
-                    me, &d, &id);
+                    s, physics__bodies_find(b, (ct_entity_t){1u + (uint32_t)(k * N + i - 1)}), me,
+                    &d, &id);
             }
             if (k > 0 && i > 0) {
                 const ct_joint_desc_t d = {.type = CT_JOINT_BALL,
                                            .anchor = {(float)k - 0.5f, -(float)i, 0.0f},
                                            .axis = {0, 1, 0}};
                 physics__joints_add(
-                    &s, physics__bodies_find(b, (ct_entity_t){1u + (uint32_t)((k - 1) * N + i)}),
-                    me, &d, &id);
+                    s, physics__bodies_find(b, (ct_entity_t){1u + (uint32_t)((k - 1) * N + i)}), me,
+                    &d, &id);
             }
         }
+}
+
+static float box3d_joint_grid(int steps, double *ms)
+{
+    physics__scene s;
+    physics__scene_init(&s, ct_heap_allocator());
+    box3d_joint_grid_scene(&s);
+    const physics__bodies *b = &s.bodies;
     physics__scene_step(&s, 1.0f / 60.0f);
     const double t0 = cpu_ms();
     for (int k = 1; k < steps; k++)
@@ -1220,6 +1239,64 @@ static float box3d_joint_grid(int steps, double *ms)
             s.joints.n, *ms, 100.0 * (double)worst);
     physics__scene_free(&s);
     return worst;
+}
+
+/* physics.threads_x_<scene>: other scenes on one thread against the pool (two threads on two
+ * cores), by wall time, the median of interleaved rounds' ratios as for physics.threads_x (below
+ * 1: the second thread made the step slower). Each round builds the scene anew, steps it once,
+ * then times `steps` more; stderr has each run's ms a step and all threads' CPU. */
+static void threads_many_pyramids(physics__scene *s)
+{
+    s->sleeping = false;
+    s->gravity = v3(0.0f, -10.0f, 0.0f);
+    box3d_many_pyramids(s);
+}
+
+static void threads_high_speed(physics__scene *s) { jolt_high_speed_scene(s, true); }
+
+static double threads_scene_run(void (*make)(physics__scene *), int steps, physics__pool with)
+{
+    physics__scene s;
+    physics__scene_init(&s, ct_heap_allocator());
+    s.pool = with;
+    make(&s);
+    physics__scene_step(&s, 1.0f / 60.0f);
+    const double t0 = now_ms(), cpu0 = process_cpu_ms();
+    for (int k = 0; k < steps; k++)
+        physics__scene_step(&s, 1.0f / 60.0f);
+    const double ms = (now_ms() - t0) / steps, cpu = (process_cpu_ms() - cpu0) / steps;
+    fprintf(stderr, "  %s: %.3f ms/step (all threads' CPU %.3f)\n",
+            with.parallel_for ? "pool" : "one thread", ms, cpu);
+    physics__scene_free(&s);
+    return ms;
+}
+
+static void bench_threads_scenes(void)
+{
+    static const struct {
+        const char *figure;
+        void (*make)(physics__scene *);
+        int steps;
+    } scenes[] = {
+        {"physics.threads_x_many_pyramids", threads_many_pyramids, 100},
+        {"physics.threads_x_joint_grid", box3d_joint_grid_scene, 100},
+        {"physics.threads_x_convex_vs_mesh", bench_convex_vs_mesh_scene, 200},
+        {"physics.threads_x_jolt_high_speed", threads_high_speed, 200},
+    };
+    for (size_t k = 0; k < sizeof scenes / sizeof scenes[0]; k++) {
+        double ratio[3] = {0};
+        for (int round = 0; round < 3; round++) {
+            if (round >= box3d_rounds) {
+                ratio[round] = ratio[0];
+                continue;
+            }
+            fprintf(stderr, "%s, round %d (load %.2f)\n", scenes[k].figure, round + 1, load_1min());
+            const double one =
+                threads_scene_run(scenes[k].make, scenes[k].steps, (physics__pool){0});
+            ratio[round] = one / threads_scene_run(scenes[k].make, scenes[k].steps, pool);
+        }
+        report(scenes[k].figure, median3(ratio), "x");
+    }
 }
 
 static void bench_joint_grid(void)
@@ -1294,6 +1371,7 @@ static const struct {
     {"hull_build", bench_hull_build},
     {"threads_x", bench_threads_x},
     {"threads_serial", bench_threads_serial},
+    {"threads_scenes", bench_threads_scenes},
 };
 
 enum { NUM_GROUPS = sizeof groups / sizeof groups[0] };

@@ -30,6 +30,9 @@ physics__mesh *bench_sine_mesh(ct_allocator_t *a, int n, float cell, float max_h
  * CharacterVirtual) set it so they compare like for like. Box3D's (b3DefaultBodyDef) is 0. */
 void bench_jolt_damping(physics__scene *s);
 
+/* Jolt's ConvexVsMesh scene (bench_convex_mesh.c) built in s (threads_scenes runs it). */
+void bench_convex_vs_mesh_scene(physics__scene *s);
+
 /* The groups in files of their own. */
 void bench_convex_vs_mesh(void); /* bench_convex_mesh.c */
 void bench_jolt_characters(void); /* bench_characters.c */

@@ -432,11 +432,26 @@ static void rigid__gather_range(void *user, uint32_t begin, uint32_t end)
     }
 }
 
-/* (On any threads, a slice of bodies each: each body's values are its own.) */
-static void rigid__gather(physics__scene *s)
+typedef struct rigid__colour_job {
+    physics__scene *s;
+    const physics__keyed_pair *order;
+    uint32_t m, n; /* pairs, contacts */
+} rigid__colour_job;
+
+/* Item 0 colours the contacts (physics__rigid_wide_colour: one thread, each contact's colour
+ * depends on those before it); item 1 + t gathers slice t of bodies (rigid__gather_range, any
+ * threads). The colouring reads the bodies' own arrays, not what the gathering writes, so the
+ * other threads gather while one colours: the colouring was the longest stretch of the step that
+ * one thread ran alone. */
+static void rigid__colour_gather_range(void *user, uint32_t begin, uint32_t end)
 {
-    physics__pool_run(s->pool, (s->bodies.n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES,
-                      rigid__gather_range, s);
+    const rigid__colour_job *job = user;
+    for (uint32_t i = begin; i < end; i++) {
+        if (i == 0)
+            physics__rigid_wide_colour(job->s, job->order, job->m, job->n);
+        else
+            rigid__gather_range(job->s, i - 1, i);
+    }
 }
 
 /* The world boxes of the rotating bodies that move, from their rotations (a slice of bodies). */
@@ -703,10 +718,14 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
     /* The colouring (physics_rigid_wide.c: one thread, each contact's colour depends on those
      * before it) comes first, so that each contact writes its solver block's lane as it is made
      * (the blocks, filled from the contacts after, were read in colour order: a cache miss a
-     * contact). */
-    physics__rigid_wide_colour(s, order, m, n);
+     * contact); the bodies' solver state is gathered beside it. */
+    const rigid__colour_job colour = {s, order, m, n};
+    physics__stages_add(&r->stages, s->a, rigid__colour_gather_range, (void *)&colour,
+                        sizeof colour, 1 + (b->n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES, 1);
+    int err = physics__stages_run(&r->stages, s->a, s->pool, s->pool_timed);
     r->num_contacts = n;
-    int err = physics__rigid_wide_prepare(s);
+    if (!err)
+        err = physics__rigid_wide_prepare(s);
     if (!err) {
         physics__stages_add(&r->stages, s->a, rigid__contact_range, &job, 0, slices, 1);
         physics__rigid_wide_seal(s);
@@ -1351,7 +1370,6 @@ int physics__rigid_step(physics__scene *s, float dt)
         return CT_ERR_NOMEM;
     for (uint32_t i = 0; i < b->n; i++)
         s->report.awake += b->kind[i] == CT_BODY_DYNAMIC && !b->asleep[i];
-    rigid__gather(s);
     const uint32_t substeps = RIGID_SUBSTEPS;
     const float h = dt / (float)substeps, inv_h = 1.0f / h;
     if (rigid__contacts(s, order, m, h))

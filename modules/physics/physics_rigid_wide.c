@@ -468,8 +468,9 @@ int physics__rigid_wide_reserve(physics__scene *s, uint32_t n)
 }
 
 /* Colours the n contacts of the m sorted pairs (each pair's kept manifolds, r->made, in order):
- * each depends on those before it, so one thread does it all, beside the jobs that make the
- * contacts (physics_rigid.c): it reads only the pairs and the bodies' inverse masses. */
+ * each depends on those before it, so one thread does it all, beside the jobs that gather the
+ * bodies' solver state (physics_rigid.c): it reads only the pairs and the bodies' own arrays
+ * (whether each moves: physics__inv_mass, as the gathering's), never the solver state. */
 void physics__rigid_wide_colour(physics__scene *s, const physics__keyed_pair *order, uint32_t m,
                                 uint32_t n)
 {
@@ -492,8 +493,8 @@ void physics__rigid_wide_colour(physics__scene *s, const physics__keyed_pair *or
         const uint32_t made = r->made[pk] & 15u;
         if (!made)
             continue;
-        const uint32_t a = r->body[order[pk].a].inv_mass > 0.0f ? order[pk].a : bodies;
-        const uint32_t b = r->body[order[pk].b].inv_mass > 0.0f ? order[pk].b : bodies;
+        const uint32_t a = physics__inv_mass(&s->bodies, order[pk].a) > 0.0f ? order[pk].a : bodies;
+        const uint32_t b = physics__inv_mass(&s->bodies, order[pk].b) > 0.0f ? order[pk].b : bodies;
         for (uint32_t sub = 0; sub < made; sub++, k++) {
             const uint32_t colour = (uint32_t)__builtin_ctzll(~(used[a] | used[b]));
             r->colour_of[k] = colour;

@@ -14,25 +14,41 @@
  * stage of one item (a joint pass, a small colour) is run by whoever claims it, together with the
  * single-item stages right after it: the others wait at the end of that run once, not at every
  * one of its stages. The caller can run every stage alone, so a pool whose workers never come (a
- * busy machine, a full ring) still finishes. */
+ * busy machine, a full ring) still finishes.
+ *
+ * A wait that lasts (STAGES_NAP_NS) means the thread holding the stage's last items lost its core
+ * to another program: a busy machine. Spinning or yielding on then keeps this core busy, so the
+ * scheduler never sees it idle and the held-up thread waits on its own core for the other program's
+ * time slice (milliseconds, against stages of tens of microseconds). The waiting thread sleeps
+ * instead: its core goes idle, the scheduler moves the held-up thread there, and the thread that
+ * finishes the stage wakes the sleepers. */
 #include "physics_internal.h"
 
 #include <stdatomic.h>
 #include <string.h>
 #include <threads.h>
+#include <time.h>
 
 /* Turns of a waiting thread before it yields its core (a neighbour may need it: the thread it
  * waits for, on a busy machine). */
 #define STAGES_SPINS 256u
+/* How long a thread waits at a stage's end, spinning and yielding, before it sleeps: longer than
+ * a stage's items take when both threads have a core (a few microseconds each), much shorter
+ * than the time slice another program takes a core for. */
+#define STAGES_NAP_NS 50000u
 /* Ranges handed to the pool: more than it has threads, so every thread can join. */
 #define STAGES_PARTICIPANTS 16u
 
-/* One stage's cursor and count, a cache line each (the threads write them all the time). */
+/* One stage's cursors and count, a cache line each (the threads write them all the time). The
+ * calling thread takes items from the front, the others from the back: `claimed` counts the
+ * front's in its high half and the back's in its low half, and an item is handed out while the
+ * two together are fewer than the items (they run past it by a thread each at most). */
 typedef struct physics__stage_counter {
-    atomic_uint claimed;  /* items handed out (runs past the count) */
+    atomic_uint_least64_t claimed;
     atomic_uint finished; /* items done */
-    char pad[64 - 2 * sizeof(atomic_uint)];
+    char pad[64 - sizeof(atomic_uint_least64_t) - sizeof(atomic_uint)];
 } physics__stage_counter;
+#define STAGES_FRONT (UINT64_C(1) << 32)
 
 void physics__stages_free(physics__stages *st, ct_allocator_t *a)
 {
@@ -83,8 +99,58 @@ static inline void stages__relax(void)
 
 typedef struct stages__run {
     physics__stages *st;
-    atomic_uint at; /* the first stage not known to be finished */
+    atomic_uint at;       /* the first stage not known to be finished */
+    atomic_uint sleepers; /* threads asleep in stages__nap (or about to be) */
+    thrd_t caller;        /* the thread of physics__stages_run */
+    mtx_t lock;           /* held to go to sleep and to wake the sleepers */
+    cnd_t wake;           /* broadcast when a stage finishes while someone sleeps */
 } stages__run;
+
+static uint64_t stages__now_ns(void)
+{
+    struct timespec t;
+    timespec_get(&t, TIME_UTC);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Sleeps until the counter's stage has finished. The sleeper counts itself before it looks at
+ * the stage, and the finisher counts the stage before it looks for sleepers (both sequentially
+ * consistent): either the sleeper sees the stage finished, or the finisher sees the sleeper and
+ * wakes it under the lock, which the sleeper holds from its look until it waits. */
+static void stages__nap(stages__run *run, physics__stage_counter *counter, uint32_t items)
+{
+    mtx_lock(&run->lock);
+    atomic_fetch_add(&run->sleepers, 1u);
+    if (atomic_load(&counter->finished) < items) {
+        run->st->naps++;
+        do
+            cnd_wait(&run->wake, &run->lock);
+        while (atomic_load(&counter->finished) < items);
+    }
+    atomic_fetch_sub(&run->sleepers, 1u);
+    mtx_unlock(&run->lock);
+}
+
+/* Waits until the counter's stage has finished: spinning, then yielding, then asleep. */
+static void stages__wait(stages__run *run, physics__stage_counter *counter, uint32_t items)
+{
+    uint64_t deadline = 0;
+    for (uint32_t spin = 0;
+         atomic_load_explicit(&counter->finished, memory_order_acquire) < items; spin++) {
+        if (spin < STAGES_SPINS) {
+            stages__relax();
+            continue;
+        }
+        const uint64_t now = stages__now_ns();
+        if (!deadline) {
+            deadline = now + STAGES_NAP_NS;
+        } else if (now >= deadline) {
+            stages__nap(run, counter, items);
+            return;
+        }
+        thrd_yield();
+    }
+}
 
 /* One thread's part: every stage from the one under way, in order. */
 static void stages__take_part(void *user, uint32_t begin, uint32_t end)
@@ -93,6 +159,11 @@ static void stages__take_part(void *user, uint32_t begin, uint32_t end)
     (void)end;
     stages__run *run = user;
     physics__stages *st = run->st;
+    /* The caller walks each stage from its first item, the others from its last: each thread
+     * keeps to about the same part of every stage (the same slices of bodies, the same blocks of
+     * each colour, whose contacts are those of the same bodies), so what it writes stays in its
+     * own core's cache for its next stage instead of moving between the cores. */
+    const bool front = thrd_equal(thrd_current(), run->caller) != 0;
     for (uint32_t k = atomic_load_explicit(&run->at, memory_order_acquire); k < st->n;) {
         physics__stage *stage = &st->stage[k];
         const uint32_t items = stages__items(stage);
@@ -103,10 +174,12 @@ static void stages__take_part(void *user, uint32_t begin, uint32_t end)
                 last++;
         physics__stage_counter *counter = &st->counter[k];
         for (;;) {
-            const uint32_t i =
-                atomic_fetch_add_explicit(&counter->claimed, 1u, memory_order_relaxed);
-            if (i >= items)
+            const uint64_t was = atomic_fetch_add_explicit(
+                &counter->claimed, front ? STAGES_FRONT : 1u, memory_order_relaxed);
+            const uint32_t from_front = (uint32_t)(was >> 32), from_back = (uint32_t)was;
+            if (from_front + from_back >= items)
                 break;
+            const uint32_t i = front ? from_front : items - 1u - from_back;
             if (items == 1) {
                 for (uint32_t q = k; q <= last; q++)
                     st->stage[q].fn(stages__user(&st->stage[q]), 0, st->stage[q].count);
@@ -116,17 +189,16 @@ static void stages__take_part(void *user, uint32_t begin, uint32_t end)
                     stage->count - from > stage->grain ? from + stage->grain : stage->count;
                 stage->fn(stages__user(stage), from, to);
             }
-            if (atomic_fetch_add_explicit(&counter->finished, 1u, memory_order_acq_rel) + 1 ==
-                items)
+            if (atomic_fetch_add(&counter->finished, 1u) + 1 == items) {
                 atomic_store_explicit(&run->at, last + 1, memory_order_release);
+                if (atomic_load(&run->sleepers)) {
+                    mtx_lock(&run->lock);
+                    cnd_broadcast(&run->wake);
+                    mtx_unlock(&run->lock);
+                }
+            }
         }
-        for (uint32_t spin = 0;
-             atomic_load_explicit(&counter->finished, memory_order_acquire) < items; spin++) {
-            if (spin < STAGES_SPINS)
-                stages__relax();
-            else
-                thrd_yield();
-        }
+        stages__wait(run, counter, items);
         k = last + 1;
     }
 }
@@ -156,13 +228,22 @@ int physics__stages_run(physics__stages *st, ct_allocator_t *a, physics__pool po
     if (physics__reserve(a, (void **)&st->counter, &st->cap_counter, n, sizeof *st->counter))
         return CT_ERR_NOMEM;
     for (uint32_t k = 0; k < n; k++) {
-        atomic_init(&st->counter[k].claimed, 0u);
+        atomic_init(&st->counter[k].claimed, UINT64_C(0));
         atomic_init(&st->counter[k].finished, 0u);
     }
-    st->n = n;
-    stages__run run = {.st = st};
+    stages__run run = {.st = st, .caller = thrd_current()};
     atomic_init(&run.at, 0u);
+    atomic_init(&run.sleepers, 0u);
+    if (mtx_init(&run.lock, mtx_plain) != thrd_success)
+        return CT_ERR_NOMEM;
+    if (cnd_init(&run.wake) != thrd_success) {
+        mtx_destroy(&run.lock);
+        return CT_ERR_NOMEM;
+    }
+    st->n = n;
     pool.parallel_for(pool.ctx, STAGES_PARTICIPANTS, 1, stages__take_part, &run);
+    cnd_destroy(&run.wake);
+    mtx_destroy(&run.lock);
     st->n = 0;
     return 0;
 }
