@@ -1075,8 +1075,8 @@ typedef struct ct_physics_api_v5 {
      * less than snapshot_size() (nothing written). */
     uint32_t (*save_snapshot)(ct_world_o *world, void *buffer, uint32_t size);
     /* Puts the world back as the snapshot says, transforms included. CT_ERR_INVALID (logged with
-     * the reason: not a snapshot, another format version, cut short, other bodies or shapes, a
-     * value out of range) changes nothing; CT_ERR_NOMEM. */
+     * the reason: not a snapshot, another format version, cut short, other bodies, characters or
+     * shapes, a value out of range) changes nothing; CT_ERR_NOMEM. */
     int (*restore_snapshot)(ct_world_o *world, const void *buffer, uint32_t size);
 
     /* ---- shapes (v5) ---- */

@@ -67,6 +67,11 @@ static const range_t ranges[] = {
     {"components.body.mass", CT_DM_DOUBLE, 1e-4, 1e6, false},
     {"components.body.friction", CT_DM_DOUBLE, 0, 10, false},
     {"components.body.restitution", CT_DM_DOUBLE, 0, 1, false},
+    /* api/ct_physics.h: CT_PHYSICS_MIN_SIZE .. CT_PHYSICS_MAX_SIZE, and CT_PHYSICS_MAX_DAMPING. */
+    {"components.body.radius", CT_DM_DOUBLE, 1e-3, 1e4, false},
+    {"components.body.half_height", CT_DM_DOUBLE, 0, 1e4, false},
+    {"components.body.linear_damping", CT_DM_DOUBLE, 0, 1e3, false},
+    {"components.body.angular_damping", CT_DM_DOUBLE, 0, 1e3, false},
     {"components.camera.fov", CT_DM_DOUBLE, 1, 179, false},
     {"components.camera.near", CT_DM_DOUBLE, 1e-4, 1e4, false},
     {"components.camera.far", CT_DM_DOUBLE, 1e-3, 1e7, false},

@@ -16,7 +16,6 @@
 #include "ct_plugin.h"
 #include "physics_layout.h"
 
-#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -1252,27 +1251,15 @@ static int c_add(ct_world_o *w, ct_entity_t e, const ct_character_desc_t *d)
     return err;
 }
 
-/* A move's watch over its world (c_move): the game's contact callback is called through
- * guarded_contact, which ends the move (back to c_move's setjmp) when the callback destroyed the
- * world: its scene, which the move walks, went with it. Nothing else of the move needs undoing
- * (its scratch lived in the scene). */
+/* A move's watch over its world (c_move): destroy_bodies tells it when the character's contact
+ * callback destroyed the world. The mover looks at the flag after each call of the callback and
+ * returns from there, up through each of its functions, touching nothing of the freed scene
+ * (physics__character_move_watched). */
 typedef struct physics__move_guard {
-    ct_character_contact_f fn; /* the game's, and its user_data */
-    void *user_data;
     bool world_gone;
-    jmp_buf out;
 } physics__move_guard;
 
 void physics__move_guard_world_gone(physics__move_guard *guard) { guard->world_gone = true; }
-
-static bool guarded_contact(void *user_data, ct_world_o *w, const ct_character_contact_t *contact)
-{
-    physics__move_guard *g = user_data;
-    const bool accepted = g->fn(g->user_data, w, contact);
-    if (g->world_gone)
-        longjmp(g->out, 1);
-    return accepted;
-}
 
 /* Removes the bodies of the entities destroyed during a move (destroyed_bodies left them). */
 static void remove_dead(physics__body_manager *m)
@@ -1304,29 +1291,21 @@ static int c_move(ct_world_o *w, ct_entity_t e, const float v[3], float dt,
         refuse("move_character", w, e, "dt %g refused: must be within [1e-5, 1] s", (double)dt);
         return CT_ERR_INVALID;
     }
-    physics__character_contacts *cc = physics__character_contacts_of(&m->scene, c);
-    physics__move_guard guard = {.fn = cc->fn, .user_data = cc->user_data};
-    if (setjmp(guard.out)) {
-        /* (m, c and cc went with the world; w and e are arguments, never changed here.) */
+    physics__move_guard guard = {.world_gone = false};
+    m->moving = e.id;
+    m->guard = &guard;
+    const int err =
+        physics__character_move_watched(&m->scene, i, c, v3_load(v), dt, &guard.world_gone, out);
+    if (guard.world_gone) {
+        /* (m and c went with the world; w and e are arguments, never changed here.) */
         PHYSICS_LOG(CT_LOG_ERROR,
                     "move_character: world %p, entity %u: the world was destroyed by the "
                     "character's contact callback; the move ended there",
                     (void *)w, e.id);
         return CT_ERR_STALE;
     }
-    if (guard.fn) {
-        cc->fn = guarded_contact;
-        cc->user_data = &guard;
-    }
-    m->moving = e.id;
-    m->guard = &guard;
-    const int err = physics__character_move(&m->scene, i, c, v3_load(v), dt, out);
     m->moving = 0;
     m->guard = NULL;
-    if (guard.fn) {
-        cc->fn = guard.fn;
-        cc->user_data = guard.user_data;
-    }
     if (m->dead)
         remove_dead(m);
     if (err)
@@ -1532,12 +1511,11 @@ static int b_set_damping(ct_world_o *w, ct_entity_t e, float linear, float angul
     const body_ref r = changed_body(w, e, "set_damping");
     if (r.err)
         return r.err;
-    const char *bad = physics__damping_error(linear, angular);
+    const char *bad = physics__bodies_set_damping(r.b, r.i, linear, angular);
     if (bad) {
         refuse("set_damping", w, e, "%s refused (%g, %g)", bad, (double)linear, (double)angular);
         return CT_ERR_INVALID;
     }
-    r.b->damping[r.i] = (physics__damping){linear, angular};
     return 0;
 }
 

@@ -65,6 +65,14 @@ const char *physics__damping_error(float linear, float angular)
     return NULL;
 }
 
+const char *physics__bodies_set_damping(physics__bodies *b, uint32_t i, float linear, float angular)
+{
+    const char *bad = physics__damping_error(linear, angular);
+    if (!bad)
+        b->damping[i] = (physics__damping){linear, angular};
+    return bad;
+}
+
 /* Room for n instances in all: the arrays double until they fit, so a spawn of many grows once. */
 int physics__bodies_reserve(physics__bodies *b, uint32_t n)
 {

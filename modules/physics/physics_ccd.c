@@ -280,10 +280,7 @@ static float ccd__separation(ccd__sweep *w, uint32_t j, float margin, physics__v
         physics__bodies_extent(b, j);
     if (b->shape[i] == CT_BODY_COMPOUND || b->shape[j] == CT_BODY_COMPOUND)
         return physics__compound_separation(b, i, j, margin, normal);
-    physics__manifold_out m;
-    physics__manifold(b, i, j, margin, false, &m);
-    *normal = m.normal;
-    return physics__manifold_least(&m);
+    return physics__manifold_separation(b, i, j, margin, normal);
 }
 
 /* The first fraction in (0, best) at which the fast body comes within `target` of body j, or

@@ -215,6 +215,12 @@ typedef struct mover {
     uint32_t num_crowd;
     uint32_t crowd[MOVER_CROWD];
     physics__v3 crowd_at[MOVER_CROWD];
+    /* The world's watch (move_character's, NULL for none): true once the character's contact
+     * callback destroyed the world, which freed the scene. `stopped` is set on the first call
+     * that returned so: from there each function of the move returns at once, touching nothing
+     * of the scene (not even to put back a position), and the move ends with CT_ERR_STALE. */
+    const bool *world_gone;
+    bool stopped;
 } mover;
 
 /* Whether body j is a character's (its capsule is tested where its move takes it, not where the
@@ -265,8 +271,8 @@ static uint32_t mover__near(mover *m, physics__v3 lo, physics__v3 hi, uint32_t *
 /* Whether the move collides with body j, which it touches at manifold point q of mo: the verdict
  * it was given the first time this move met j, else (listing the contact) the callback's, or yes
  * without one. Past the list's room, yes unasked. */
-static bool mover__accepts(const mover *m, uint32_t j, bool character,
-                           const physics__manifold_out *mo, uint32_t q)
+static bool mover__accepts(mover *m, uint32_t j, bool character, const physics__manifold_out *mo,
+                           uint32_t q)
 {
     physics__character_contacts *met = m->met;
     const physics__bodies *b = &m->s->bodies;
@@ -284,9 +290,16 @@ static bool mover__accepts(const mover *m, uint32_t j, bool character,
                                   .accepted = 1};
     v3_store(mo->p[q].point, c->point);
     v3_store(v3_scale(mo->normal, -1.0f), c->normal);
-    if (met->fn && !met->fn(met->user_data, met->world, c))
+    if (!met->fn)
+        return true;
+    const bool accepted = met->fn(met->user_data, met->world, c);
+    if (m->world_gone && *m->world_gone) {
+        m->stopped = true; /* met, c and the bodies went with the world */
+        return false;
+    }
+    if (!accepted)
         c->accepted = 0;
-    return c->accepted != 0;
+    return accepted;
 }
 
 /* The deepest overlap a push has found so far (see mover__deepest). */
@@ -299,7 +312,7 @@ typedef struct mover__hit {
 
 /* Tests the capsule (placed) against body j: when an overlap is deeper than h's, it and the way
  * out, the point and j become h's. */
-static void mover__test(const mover *m, uint32_t j, bool character, mover__hit *h)
+static void mover__test(mover *m, uint32_t j, bool character, mover__hit *h)
 {
     const physics__bodies *b = &m->s->bodies;
     physics__manifold_out mo;
@@ -311,7 +324,7 @@ static void mover__test(const mover *m, uint32_t j, bool character, mover__hit *
         if (mo.p[q].sep - padding < -MOVER_TOLERANCE &&
             (first == UINT32_MAX || mo.p[q].sep < mo.p[first].sep))
             first = q;
-    if (first == UINT32_MAX || !mover__accepts(m, j, character, &mo, first))
+    if (first == UINT32_MAX || !mover__accepts(m, j, character, &mo, first) || m->stopped)
         return;
     for (uint32_t q = 0; q < mo.count; q++)
         if (mo.p[q].sep - padding < h->deepest) {
@@ -347,6 +360,8 @@ static bool mover__walk_crowd(mover *m, physics__v3 lo, physics__v3 hi, mover__c
         const physics__v3 was = b->position[j];
         b->position[j] = m->crowd_at[k];
         const bool stop = visit(m, j, ctx);
+        if (m->stopped)
+            return true; /* the world is gone: nothing to put back */
         b->position[j] = was;
         if (stop)
             return true;
@@ -358,11 +373,12 @@ static bool mover__walk_crowd(mover *m, physics__v3 lo, physics__v3 hi, mover__c
 static bool mover__test_character(mover *m, uint32_t j, void *ctx)
 {
     mover__test(m, j, true, ctx);
-    return false;
+    return m->stopped;
 }
 
 /* The deepest overlap of the capsule at p with another body: that body (or UINT32_MAX), the way
- * out of it (unit), the overlap (negative) and a point where they touch. */
+ * out of it (unit), the overlap (negative) and a point where they touch. UINT32_MAX too when the
+ * move stopped (m->stopped). */
 static uint32_t mover__deepest(mover *m, physics__v3 p, physics__v3 *out, float *deepest,
                                physics__v3 *point)
 {
@@ -385,8 +401,12 @@ static uint32_t mover__deepest(mover *m, physics__v3 p, physics__v3 *out, float 
             (ids && mover__is_character(m->s, j)))
             continue;
         mover__test(m, j, false, &h);
+        if (m->stopped)
+            return UINT32_MAX;
     }
     mover__walk_crowd(m, lo, hi, mover__test_character, &h);
+    if (m->stopped)
+        return UINT32_MAX;
     *out = h.out, *deepest = h.deepest, *point = h.point;
     return h.body;
 }
@@ -456,7 +476,7 @@ static void mover__push_out(mover *m, physics__v3 *p, physics__v3 *rest)
         physics__v3 out, point;
         float deepest;
         const uint32_t hit = mover__deepest(m, *p, &out, &deepest, &point);
-        if (hit == UINT32_MAX)
+        if (hit == UINT32_MAX) /* nothing in the way, or the move stopped */
             return;
         const bool dynamic = b->kind[hit] == CT_BODY_DYNAMIC;
         bool character = false;
@@ -505,7 +525,7 @@ static void mover__push_out(mover *m, physics__v3 *p, physics__v3 *rest)
 static physics__v3 mover__slide(mover *m, physics__v3 p, physics__v3 motion)
 {
     physics__v3 rest = motion;
-    for (uint32_t k = 0; k < MOVER_MAX_MOVES; k++) {
+    for (uint32_t k = 0; k < MOVER_MAX_MOVES && !m->stopped; k++) {
         const float len = v3_len(rest);
         if (!(len > 1e-6f))
             break;
@@ -535,6 +555,8 @@ static physics__v3 mover__drop(mover *m, physics__v3 p, float depth, bool *held)
         physics__v3 q = v3(p.x, p.y - d, p.z), out, point;
         float deepest;
         uint32_t hit = mover__deepest(m, q, &out, &deepest, &point);
+        if (m->stopped)
+            return from;
         gone += d;
         /* An edge or a steep face: the step may have gone past the height where it first
          * touched, and the way out there (which says whether it holds the capsule) is not the way
@@ -546,6 +568,8 @@ static physics__v3 mover__drop(mover *m, physics__v3 p, float depth, bool *held)
                 float depth_at;
                 const float mid = 0.5f * (free + in);
                 const uint32_t h = mover__deepest(m, v3(q.x, mid, q.z), &o, &depth_at, &at);
+                if (m->stopped)
+                    return from;
                 if (h == UINT32_MAX) {
                     free = mid;
                 } else {
@@ -617,6 +641,21 @@ static void mover__push_bodies(const mover *m, const physics__character *c, phys
 int physics__character_move(physics__scene *s, uint32_t i, physics__character *c,
                             physics__v3 velocity, float dt, ct_character_state_t *out)
 {
+    return physics__character_move_watched(s, i, c, velocity, dt, NULL, out);
+}
+
+/* Each step of the plan below that may call the contact callback is followed by STOPPED: when
+ * the callback destroyed the world, the move returns there, reading nothing more of it. */
+#define STOPPED()                                                                                  \
+    do {                                                                                           \
+        if (m.stopped)                                                                             \
+            return CT_ERR_STALE;                                                                   \
+    } while (0)
+
+int physics__character_move_watched(physics__scene *s, uint32_t i, physics__character *c,
+                                    physics__v3 velocity, float dt, const bool *world_gone,
+                                    ct_character_state_t *out)
+{
     physics__bodies *b = &s->bodies;
     const physics__v3 start = b->position[i];
     physics__character_contacts *met = physics__character_contacts_of(s, c);
@@ -627,7 +666,8 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
                .cos_slope = c->cos_slope,
                .step = 0.25f * b->radius[i],
                .num_near = UINT32_MAX,
-               .record = true};
+               .record = true,
+               .world_gone = world_gone};
     const physics__v3 motion = v3_scale(velocity, dt);
     /* 1. Riding what it stands on: where this step takes the spot under its feet, turned by the
      * step's rotation (not along the spot's velocity, which would drift it outwards on a turning
@@ -653,18 +693,22 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
     m.forward = m.riser = wanted > 1e-6f ? v3_scale(walk, 1.0f / wanted) : v3(0, 0, 0);
     m.riser_cos = MOVER_STAIR_COS;
     physics__v3 p = mover__slide(&m, start, walk);
+    STOPPED();
     /* 3. Stairs: blocked while it stood on something, try the walk lifted by the step and put
      * down again; taken when that ends higher and further along. */
     bool held = false;
     if (c->held && m.walled && c->max_step > 0.0f && wanted > 1e-6f) {
         m.record = false;
         const physics__v3 lifted = mover__slide(&m, start, v3(0, c->max_step, 0));
+        STOPPED();
         /* Lifted, it walks on and goes the padding further into the riser: the walk stopped it
          * that far short of it (Jolt steps forward at least mWalkStairsMinStepForward, 2 cm). */
         const physics__v3 over =
             mover__slide(&m, lifted, v3_add(walk, v3_scale(m.riser, MOVER_PADDING)));
         const float depth = lifted.y - start.y + MOVER_SKIN;
+        STOPPED();
         const physics__v3 down = mover__drop(&m, over, depth, &held);
+        STOPPED();
         /* Held by an edge rather than ground: a stair has walkable ground a little further on,
          * a steep slope has not (and is not climbed step by step). Further on is a radius into
          * the riser that stopped it, as Jolt's step forward test: walking up stairs at a slant
@@ -674,8 +718,10 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
         if (held && !ahead) {
             bool ahead_held;
             const physics__v3 further = v3_add(over, v3_scale(m.riser, b->radius[i]));
-            const physics__v3 there =
-                mover__drop(&m, mover__slide(&m, over, v3_sub(further, over)), depth, &ahead_held);
+            const physics__v3 there_walked = mover__slide(&m, over, v3_sub(further, over));
+            STOPPED();
+            const physics__v3 there = mover__drop(&m, there_walked, depth, &ahead_held);
+            STOPPED();
             /* That ground within the step too: an edge higher up (a box taller than the step)
              * holds the capsule's round side a little way up it, and the walk further on is
              * pushed up its slant, which would climb it a little each move. */
@@ -693,6 +739,7 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
         m.record = true;
     }
     p = mover__slide(&m, p, v3(0, motion.y, 0));
+    STOPPED();
     m.record = false;
     /* 4. What holds it: put on it when within the skin, or within the step when it stood on
      * something and is not going up (down stairs and slopes it keeps its feet). */
@@ -702,6 +749,7 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
     } else {
         const physics__v3 q =
             mover__drop(&m, p, (c->held ? c->step_down : 0.0f) + MOVER_SKIN, &held);
+        STOPPED();
         if (held)
             p = q;
     }
@@ -711,6 +759,7 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
         p = mover__slide(&m, p, v3(0.0f, ride.y, 0.0f));
     else
         p.y += ride.y;
+    STOPPED();
     /* 6. Never into another character: where the pushes of a crowded move (each move ends after
      * a few) or a ride left it in one, it stays where it stood, which no other character's move
      * of this step went into (each saw it there). */
@@ -735,3 +784,4 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
     }
     return 0;
 }
+#undef STOPPED

@@ -17,6 +17,7 @@
  * hull at the nearest point of its surface (a capsule as its ends and the segment's nearest
  * point, as against a box). */
 #include "physics_hull.h"
+#include "physics_lanes.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -735,6 +736,15 @@ void physics__poly_faces(const physics__poly *r, uint32_t f, const physics__poly
 
 /* Whether the arcs a-b (of one polytope's edge) and c-d (the other's, negated) cross on the unit
  * sphere: only then is their edge pair a face of the Minkowski difference. */
+/* v3_dot(v, each lane's axis), rounded as the scalar one, and f_min of two lanes' values. */
+static inline f32x4 poly__dot4(physics__v3 v, v3x4 ax)
+{
+    return f32x4_add(
+        f32x4_add(f32x4_mul(f32x4_splat(v.x), ax.x), f32x4_mul(f32x4_splat(v.y), ax.y)),
+        f32x4_mul(f32x4_splat(v.z), ax.z));
+}
+static inline f32x4 poly__min4(f32x4 a, f32x4 b) { return f32x4_pick(f32x4_greater(b, a), a, b); }
+
 static bool hull__minkowski_face(physics__v3 a, physics__v3 b, physics__v3 c, physics__v3 d)
 {
     const physics__v3 bxa = v3_cross(b, a), dxc = v3_cross(d, c);
@@ -812,6 +822,63 @@ static void poly__contact(const physics__poly *a, const physics__poly *b, float 
     physics__manifold_reduce(m);
 }
 
+/* Four edge axes of flat polygon a (a mesh's triangle) and polytope b at once: the cross products
+ * of a's edge da (la its squared length) with b's edge directions d (dl2 their squared lengths),
+ * made unit, and the two polytopes' gap along each (poly__gap: the axis turned to point from a to
+ * b on the side where they are least deep). Bit i of the answer is set where direction i is
+ * usable (not parallel to da); there gap[i] and ax*[i] hold the gap and the turned axis. Each
+ * lane rounds as the scalar expressions (v3_cross, v3_len, v3_dot, poly__interval, poly__gap)
+ * do, in the same order: the same bits as one axis at a time, a third of the time (a box has
+ * three directions, the lanes' fourth unused; Jolt's pyramid of 8 edges two groups). */
+static uint32_t poly__flat_edges(const physics__poly *a, const physics__poly *b, physics__v3 da,
+                                 float la, float box_least, const float *dx, const float *dy,
+                                 const float *dz, const float *dl2, float *gap, float *axx,
+                                 float *axy, float *axz)
+{
+    const f32x4 bx = f32x4_load(dx), by = f32x4_load(dy), bz = f32x4_load(dz);
+    const f32x4 ax_ = f32x4_splat(da.x), ay_ = f32x4_splat(da.y), az_ = f32x4_splat(da.z);
+    /* v3_cross(da, db) */
+    v3x4 ax = {f32x4_sub(f32x4_mul(ay_, bz), f32x4_mul(az_, by)),
+               f32x4_sub(f32x4_mul(az_, bx), f32x4_mul(ax_, bz)),
+               f32x4_sub(f32x4_mul(ax_, by), f32x4_mul(ay_, bx))};
+    const f32x4 len = f32x4_sqrt(v3x4_dot(ax, ax));
+    const f32x4 least = b->box ? f32x4_splat(box_least)
+                               : f32x4_mul(f32x4_splat(1e-5f),
+                                           f32x4_sqrt(f32x4_mul(f32x4_splat(la), f32x4_load(dl2))));
+    /* (len < least skips the axis; NaN never reaches here: inputs are checked.) */
+    const uint32_t usable = ~mask32x4_bits(f32x4_greater(least, len)) & 15u;
+    if (!usable)
+        return 0;
+    ax = v3x4_scale(ax, f32x4_div(f32x4_splat(1.0f), len));
+    /* a's extent along each: f_min / f_max of its three corners' products. */
+    const f32x4 t0 = poly__dot4(a->v[0], ax), t1 = poly__dot4(a->v[1], ax),
+                t2 = poly__dot4(a->v[2], ax);
+    const f32x4 lo_a = poly__min4(poly__min4(t0, t1), t2), hi_a = f32x4_max(f32x4_max(t0, t1), t2);
+    f32x4 lo_b, hi_b;
+    if (b->box) {
+        const f32x4 c = poly__dot4(b->c, ax);
+        const f32x4 r = f32x4_add(
+            f32x4_add(f32x4_mul(f32x4_splat(b->h[0]), f32x4_abs(poly__dot4(b->axis[0], ax))),
+                      f32x4_mul(f32x4_splat(b->h[1]), f32x4_abs(poly__dot4(b->axis[1], ax)))),
+            f32x4_mul(f32x4_splat(b->h[2]), f32x4_abs(poly__dot4(b->axis[2], ax))));
+        lo_b = f32x4_sub(c, r), hi_b = f32x4_add(c, r);
+    } else {
+        lo_b = f32x4_splat(INFINITY), hi_b = f32x4_splat(-INFINITY);
+        for (uint32_t k = 0; k < b->nv; k++) {
+            const f32x4 t = poly__dot4(b->v[k], ax);
+            lo_b = poly__min4(lo_b, t), hi_b = f32x4_max(hi_b, t);
+        }
+    }
+    /* poly__gap: lo_b - hi_a unless lo_a - hi_b is larger, then with the axis turned. */
+    const f32x4 g1 = f32x4_sub(lo_b, hi_a), g2 = f32x4_sub(lo_a, hi_b);
+    const mask32x4 turn = f32x4_greater(g2, g1);
+    f32x4_store(gap, f32x4_pick(turn, g2, g1));
+    f32x4_store(axx, f32x4_pick(turn, f32x4_negate(ax.x), ax.x));
+    f32x4_store(axy, f32x4_pick(turn, f32x4_negate(ax.y), ax.y));
+    f32x4_store(axz, f32x4_pick(turn, f32x4_negate(ax.z), ax.z));
+    return usable;
+}
+
 /* The manifold of a flat polygon a (a mesh's triangle: one-sided, b is only ever pushed out through
  * its front) and polytope b, by the separating-axis test on extents: a's plane, b's face normals,
  * and the cross products of a's edges with b's edge directions (a box has three, not twelve; its
@@ -857,43 +924,44 @@ static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, 
         }
     }
     const uint32_t directions = b->box ? 3u : b->ne;
-    /* b's edge directions and their squared lengths, once for the three edges of a. */
-    physics__v3 dir[PHYSICS_HULL_MAX_EDGES];
-    float dir_len2[PHYSICS_HULL_MAX_EDGES];
+    /* b's edge directions and their squared lengths, once for the three edges of a, as lanes of
+     * four (the last group padded with a direction marked unused). */
+    enum { DIRS = (PHYSICS_HULL_MAX_EDGES + 3u) & ~3u };
+    float dx[DIRS], dy[DIRS], dz[DIRS], dl2[DIRS];
     for (uint32_t j = 0; j < directions; j++) {
+        physics__v3 d;
         if (b->box) {
-            dir[j] = b->axis[j], dir_len2[j] = 1.0f;
+            d = b->axis[j], dl2[j] = 1.0f;
         } else {
             const physics__hull_edge *y = &b->edge[j];
-            dir[j] = v3_sub(b->v[y->v[1]], b->v[y->v[0]]), dir_len2[j] = v3_dot(dir[j], dir[j]);
+            d = v3_sub(b->v[y->v[1]], b->v[y->v[0]]), dl2[j] = v3_dot(d, d);
         }
+        dx[j] = d.x, dy[j] = d.y, dz[j] = d.z;
     }
+    for (uint32_t j = directions; j < ((directions + 3u) & ~3u); j++)
+        dx[j] = dy[j] = dz[j] = 0.0f, dl2[j] = 1.0f;
     for (uint32_t i = 0; i < a->ne; i++) {
         const physics__hull_edge *x = &a->edge[i];
         const physics__v3 da = v3_sub(a->v[x->v[1]], a->v[x->v[0]]);
         const float la = v3_dot(da, da);
         /* (A box's directions are unit: la * 1 is la, so its bound is the same for all three.) */
         const float box_least = 1e-5f * sqrtf(la);
-        for (uint32_t j = 0; j < directions; j++) {
-            const physics__v3 db = dir[j];
-            physics__v3 ax = v3_cross(da, db);
-            const float len = v3_len(ax);
-            if (len < (b->box ? box_least : 1e-5f * sqrtf(la * dir_len2[j])))
-                continue;
-            ax = v3_scale(ax, 1.0f / len);
-            /* No inside to orient the axis by: both polytopes' extents along it. */
-            const float t0 = v3_dot(a->v[0], ax), t1 = v3_dot(a->v[1], ax),
-                        t2 = v3_dot(a->v[2], ax);
-            const float lo_a = f_min(f_min(t0, t1), t2), hi_a = f_max(f_max(t0, t1), t2);
-            float lo_b, hi_b;
-            poly__interval(b, ax, &lo_b, &hi_b);
-            const float s = poly__gap(lo_a, hi_a, lo_b, hi_b, &ax);
-            if (s > margin)
-                return;
-            if (v3_dot(ax, front) < 0.0f)
-                continue;
-            if (s > edge)
-                edge = s, ea = i, eb = j, edge_axis = ax;
+        for (uint32_t j0 = 0; j0 < directions; j0 += 4u) {
+            float gap[4], axx[4], axy[4], axz[4];
+            const uint32_t usable = poly__flat_edges(a, b, da, la, box_least, dx + j0, dy + j0,
+                                                     dz + j0, dl2 + j0, gap, axx, axy, axz);
+            for (uint32_t l = 0; l < 4u && j0 + l < directions; l++) {
+                if (!(usable >> l & 1u))
+                    continue;
+                const float s = gap[l];
+                if (s > margin)
+                    return;
+                const physics__v3 ax = v3(axx[l], axy[l], axz[l]);
+                if (v3_dot(ax, front) < 0.0f)
+                    continue;
+                if (s > edge)
+                    edge = s, ea = i, eb = j0 + l, edge_axis = ax;
+            }
         }
     }
     if (b->box) {

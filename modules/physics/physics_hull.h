@@ -209,9 +209,18 @@ void physics__mesh_free(ct_allocator_t *a, physics__mesh *m);
 const char *physics__height_field_mesh(ct_allocator_t *a, const float *heights, uint32_t columns,
                                        uint32_t rows, float cell_x, float cell_z, float **vertices,
                                        uint32_t **indices);
+/* The least separation of the points of physics__manifold(b, i, j, margin, false) (INFINITY when
+ * it has none), and its normal into *normal: what a sweep measures (physics_ccd.c); the same
+ * values, without making the manifold of a body and a mesh. */
+float physics__manifold_separation(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
+                                   physics__v3 *normal);
 /* The manifold of bodies i and j when either is a mesh: the first of physics__mesh_manifolds. */
 void physics__mesh_manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
                             bool prefer_b, physics__manifold_out *m);
+/* The least separation of physics__mesh_manifold's points (INFINITY when it has none) and its
+ * normal into *normal, without the manifold: what a sweep measures. */
+float physics__mesh_least(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
+                          physics__v3 *normal);
 /* The manifolds of bodies i and j when either is a mesh, one for each way the touched triangles
  * face (clustered by normal, deepest first), into out[0 .. max): how many were made (out[0] has
  * no points when none was; those past the made ones are not written). Asked for one, it is

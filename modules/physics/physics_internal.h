@@ -359,6 +359,9 @@ void physics__bodies_free(physics__bodies *b);
 const char *physics__body_desc_error(const ct_body_desc_t *d);
 /* v5: why a damping is bad ("linear_damping (must be ...)"), or NULL (NaN is outside). */
 const char *physics__damping_error(float linear, float angular);
+/* v5: body i's damping set (set_damping), or why not (physics__damping_error), leaving it. */
+const char *physics__bodies_set_damping(physics__bodies *b, uint32_t i, float linear,
+                                        float angular);
 /* v4 bodies: why a desc is bad (the field and its range), or NULL; add one. */
 const char *physics__rigid_desc_error(const ct_rigid_body_desc_t *d);
 int physics__bodies_add_rigid(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d);
@@ -1262,6 +1265,12 @@ void physics__character_set(physics__character *c, const ct_character_settings_t
  * out of range (nothing changed). */
 int physics__character_move(physics__scene *s, uint32_t i, physics__character *c,
                             physics__v3 velocity, float dt, ct_character_state_t *out);
+/* The same, watched: *world_gone (when world_gone is not NULL) turns true when the character's
+ * contact callback destroyed the world, scene and all. The move then returns CT_ERR_STALE as soon
+ * as that callback returns, reading and writing nothing of the scene after it. */
+int physics__character_move_watched(physics__scene *s, uint32_t i, physics__character *c,
+                                    physics__v3 velocity, float dt, const bool *world_gone,
+                                    ct_character_state_t *out);
 /* Character c's contact record (see physics__character_contacts), emptied first when it is
  * another entity's. */
 physics__character_contacts *physics__character_contacts_of(physics__scene *s,

@@ -454,6 +454,19 @@ void physics__manifold(const physics__bodies *b, uint32_t i, uint32_t j, float m
         manifold__reduce(m);
 }
 
+float physics__manifold_separation(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
+                                   physics__v3 *normal)
+{
+    const uint8_t si = b->shape[i], sj = b->shape[j];
+    if ((si == CT_BODY_MESH || sj == CT_BODY_MESH) && si != CT_BODY_COMPOUND &&
+        sj != CT_BODY_COMPOUND)
+        return physics__mesh_least(b, i, j, margin, normal);
+    physics__manifold_out m;
+    physics__manifold(b, i, j, margin, false, &m);
+    *normal = m.normal;
+    return physics__manifold_least(&m);
+}
+
 uint32_t physics__manifolds(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
                             bool prefer_b, physics__manifold_out *out, uint32_t max)
 {

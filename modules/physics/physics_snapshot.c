@@ -1045,6 +1045,14 @@ static const char *snapshot__read_all(const physics__scene *s, const physics__po
     for (uint32_t i = 0; i < h->points; i++)
         if (r->points[i].entity != p->entity[i].id)
             return "the world's point masses are not those it was saved with";
+    /* The bodies' digest holds kinds, not roles: another world (or this one after a character's
+     * body came back as a plain kinematic one) can match it with other characters. Their movers
+     * must be the world's own: each has a contact record the world made with it (its callback). */
+    if (h->characters != s->characters.n)
+        return "the world's characters are not those it was saved with";
+    for (uint32_t k = 0; k < h->characters; k++)
+        if (r->characters[k].entity != s->characters.c[k].entity)
+            return "the world's characters are not those it was saved with";
     return NULL;
 }
 

@@ -20,6 +20,7 @@
 #include "ct_entity.h"
 #include "ct_physics.h"
 #include "ct_world.h"
+#include "physics_bullets.h"
 #include "test_kernel.h"
 
 static const ct_world_api_v1 *worlds;
@@ -99,15 +100,12 @@ static void boot(void)
                                     .friction = 0.5f});
     for (int k = 0; k < 8; k++) {
         const float turn = 0.8f * (float)k, c = cosf(turn), sn = sinf(turn);
-        add(&(ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
-                                    .shape = k % 2 ? CT_BODY_SPHERE : CT_BODY_BOX,
-                                    .radius = 0.05f,
-                                    .half_extents = {0.1f, 0.05f, 0.05f},
-                                    .mass = 0.1f,
-                                    .friction = 0.5f,
-                                    .restitution = 0.9f,
-                                    .position = {40 + 1.2f * c, 1 + 0.25f * (float)k, 1.2f * sn},
-                                    .velocity = {250 * sn, 60 - 15 * (float)k, 250 * c}});
+        ct_rigid_body_desc_t d = room_bullet((uint32_t)k);
+        const float at[3] = {40 + 1.2f * c, 1 + 0.25f * (float)k, 1.2f * sn};
+        const float v[3] = {250 * sn, 60 - 15 * (float)k, 250 * c};
+        memcpy(d.position, at, sizeof at);
+        memcpy(d.velocity, v, sizeof v);
+        add(&d);
     }
     const ct_entity_t point = entity->create();
     bodies[num_bodies++] = point;

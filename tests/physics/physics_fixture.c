@@ -158,6 +158,65 @@ void add_shape_pile(physics__scene *s, uint32_t first_id)
             }
 }
 
+void swept_step(physics__scene *s, uint32_t id)
+{
+    const float dt = 1.0f / 60.0f;
+    s->events.size = 0;
+    assert_int_equal(physics__ccd_begin(s), 0);
+    const uint32_t i = at(s, id);
+    s->bodies.position[i] = v3_add(s->bodies.position[i], v3_scale(s->bodies.velocity[i], dt));
+    physics__bodies_extent(&s->bodies, i);
+    assert_int_equal(physics__ccd_end(s, dt), 0);
+}
+
+void add_room(physics__scene *s, uint32_t first_id, float half)
+{
+    static const int axis_of[6] = {1, 1, 2, 2, 0, 0};
+    for (uint32_t k = 0; k < 6; k++) {
+        const int axis = axis_of[k];
+        ct_rigid_body_desc_t d = {.kind = CT_BODY_STATIC,
+                                  .shape = CT_BODY_BOX,
+                                  .half_extents = {half, half, half},
+                                  .restitution = 1.0f,
+                                  .friction = 0.5f};
+        d.half_extents[axis] = 0.01f;
+        d.position[axis] = k % 2 ? half : -half;
+        add(s, first_id + k, d);
+    }
+}
+
+ct_rigid_body_desc_t thin_plank(void)
+{
+    return (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
+                                  .shape = CT_BODY_BOX,
+                                  .half_extents = {0.01f, 1.0f, 1.0f},
+                                  .mass = 20.0f,
+                                  .friction = 0.5f,
+                                  .rotation = {0, 0, 0, 1}};
+}
+
+void plank_shot(physics__scene *s, uint32_t bullet, uint32_t plank, bool asleep, physics__pool with)
+{
+    physics__scene_init(s, &alloc.base);
+    s->pool = with;
+    s->gravity = v3(0, 0, 0);
+    add(s, plank, thin_plank());
+    run(s, 40);
+    assert_int_equal(s->bodies.asleep[at(s, plank)], 1);
+    if (!asleep)
+        physics__scene_wake(s, at(s, plank));
+    add(s, bullet,
+        (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
+                               .shape = CT_BODY_SPHERE,
+                               .radius = 0.05f,
+                               .mass = 0.1f,
+                               .friction = 0.5f,
+                               .position = {-0.3f, 0.3f, 0.2f},
+                               .velocity = {250.0f, 0, 0}});
+    physics__scene_touched(s, at(s, bullet));
+    swept_step(s, bullet);
+}
+
 uint8_t *save_snapshot(physics__scene *s, uint32_t *size)
 {
     *size = physics__snapshot_size(s, NULL);

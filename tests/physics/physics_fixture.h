@@ -53,6 +53,26 @@ void add_wavy_mesh(physics__scene *s, uint32_t id, uint32_t n, float cell, float
  * apart; mass 1, friction 0.5, restitution 0.3. */
 void add_shape_pile(physics__scene *s, uint32_t first_id);
 
+/* Continuous collision: one step of entity `id`'s body alone, as a step whose contacts missed what
+ * is in its way (as a turning or deflected bullet's do): the step's events are cleared, the body
+ * is put where its velocity takes it in 1/60 s, and the sweep (physics__ccd_begin / _end) brings
+ * it back to what it hit. */
+void swept_step(physics__scene *s, uint32_t id);
+/* A closed room of six static boxes 2 cm thick (restitution 1, friction 0.5), entities first_id
+ * .. first_id + 5 (the floor and ceiling, then the walls at -z and +z, then at -x and +x): each
+ * wall's middle `half` m from the origin, `half` m wide each way. */
+void add_room(physics__scene *s, uint32_t first_id, float half);
+/* A thin plank at rest at the origin: a dynamic box 2 cm thick along x, 2 x 2 m, 20 kg, friction
+ * 0.5, not turned. */
+ct_rigid_body_desc_t thin_plank(void);
+/* The plank shot of test_physics_ccd, which test_physics_rollback saves: with no gravity, a
+ * thin_plank (entity `plank`) lying still, asleep (alone it falls asleep in 40 steps) or woken by
+ * the game, and a ball (entity `bullet`: radius 5 cm, 0.1 kg, friction 0.5) from (-0.3, 0.3, 0.2)
+ * at 250 m/s along +x. s is made here (on alloc, its pool `with`) and left after the ball's first
+ * step, a swept_step whose sweep hit the plank. */
+void plank_shot(physics__scene *s, uint32_t bullet, uint32_t plank, bool asleep,
+                physics__pool with);
+
 /* Rollback: a snapshot of s (physics__snapshot_save, asserted whole) in a block of malloc's that
  * the caller frees; its size in *size. */
 uint8_t *save_snapshot(physics__scene *s, uint32_t *size);
@@ -68,8 +88,8 @@ void physics_fixture_stop(void);
 
 /* Runs tests[0 .. n) as cmocka's group "serial" (pool zero), then as group "two threads" with pool
  * set to two_threads, leaving out of the second the tests named in `serial_only` (NULL-ended; NULL
- * for none): those that never hand the fixture's pool to what they build, which would only do the
- * serial group's work again. Without a second thread (PHYSICS_FIXTURE_NO_JOBS) the second group
+ * for none): those that never hand the fixture's pool to what they build, or whose scene ends on
+ * two threads on the bits it ends on serially, which would only do the serial group's work again. Without a second thread (PHYSICS_FIXTURE_NO_JOBS) the second group
  * would be the first again, serially, and is not run. How many tests failed. */
 struct CMUnitTest;
 int physics_fixture_run_groups(const struct CMUnitTest *tests, size_t n,

@@ -70,6 +70,21 @@ void unit_cube_points(float out[24])
     }
 }
 
+void physics_lua_unit_cube(void)
+{
+    assert_int_equal(lua->run_string("function unit_cube()\n"
+                                     "  local c = {}\n"
+                                     "  for k = 0, 7 do\n"
+                                     "    c[#c + 1] = k % 2 == 1 and 0.5 or -0.5\n"
+                                     "    c[#c + 1] = math.floor(k / 2) % 2 == 1 and 0.5 or -0.5\n"
+                                     "    c[#c + 1] = math.floor(k / 4) == 1 and 0.5 or -0.5\n"
+                                     "  end\n"
+                                     "  return c\n"
+                                     "end\n",
+                                     "unit_cube"),
+                     0);
+}
+
 int physics_load(const char *type, const char *name, const char *source)
 {
     return booted->resource->load_source(type, name, source, strlen(source));

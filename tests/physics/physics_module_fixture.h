@@ -37,6 +37,8 @@ ct_rigid_body_desc_t ball_desc(float x, float y, float z, float r);
 ct_entity_t physics_body(ct_world_o *w, const ct_rigid_body_desc_t *d);
 /* The corners of a unit cube about the origin (k = x | y << 1 | z << 2, bit set: + side). */
 void unit_cube_points(float out[24]);
+/* Defines the Lua function unit_cube(): a new table of unit_cube_points' 24 numbers, in order. */
+void physics_lua_unit_cube(void);
 
 /* Loads `source` as the resource `name` of `type` in the booted kernel: load_source's answer. */
 int physics_load(const char *type, const char *name, const char *source);

@@ -421,25 +421,34 @@ static void test_pile_in_one_spot_names_world_entity(void **state)
     t->entity->destroy_batch(e, N);
 }
 
+/* What the Lua refusal scripts share: bad_world, the world `w` as messages name it,
+ * refused(words, f, ...), which asserts that f(...) raises an error naming every one of words,
+ * and unit_cube() (physics_lua_unit_cube); then `script` (chunk `chunk`). */
+static void load_refusals(ct_world_o *w, const char *script, const char *chunk)
+{
+    static const char refused[] =
+        "function refused(words, f, ...)\n"
+        "  local ok, err = pcall(f, ...)\n"
+        "  assert(not ok, 'accepted: ' .. words[#words])\n"
+        "  for _, word in ipairs(words) do\n"
+        "    assert(err:find(word, 1, true), err .. ' does not name ' .. word)\n"
+        "  end\n"
+        "end\n";
+    char name[64];
+    snprintf(name, sizeof name, "bad_world = 'world %p'\n", (void *)w);
+    assert_int_equal(t->lua->run_string(name, "bad_world"), 0);
+    assert_int_equal(t->lua->run_string(refused, "refused"), 0);
+    physics_lua_unit_cube();
+    assert_int_equal(t->lua->run_string(script, chunk), 0);
+}
+
 /* The same refusals from Lua: each call raises an error naming the world, the entity (or the
  * joint's two) and the field with its reason, and adds nothing; a joint to an entity destroyed a
  * moment ago is refused naming the field that names it. */
 static const char lua_refusals[] =
     "function bad_lua(w, a, b, x)\n"
-    "  local function refused(words, f, ...)\n"
-    "    local ok, err = pcall(f, ...)\n"
-    "    assert(not ok, 'accepted: ' .. words[#words])\n"
-    "    for _, word in ipairs(words) do\n"
-    "      assert(err:find(word, 1, true), err .. ' does not name ' .. word)\n"
-    "    end\n"
-    "  end\n"
     "  local W, X = bad_world, 'entity ' .. x\n"
-    "  local cube = {}\n"
-    "  for k = 0, 7 do\n"
-    "    cube[#cube + 1] = k % 2 == 1 and 0.5 or -0.5\n"
-    "    cube[#cube + 1] = math.floor(k / 2) % 2 == 1 and 0.5 or -0.5\n"
-    "    cube[#cube + 1] = math.floor(k / 4) == 1 and 0.5 or -0.5\n"
-    "  end\n"
+    "  local cube = unit_cube()\n"
     "  local function with(t, k, v) local c = {unpack(t)}; c[k] = v; return c end\n"
     "  refused({W, X, 'points (one point'}, Physics.add_hull, w, x, {0, 0, 0})\n"
     "  local dup = with(with(with(cube, 16, cube[4]), 17, cube[5]), 18, cube[6])\n"
@@ -483,10 +492,7 @@ static void test_lua_refusals_name_world_entity_field(void **state)
     const ct_rigid_body_desc_t a = ball_desc(0, 1, 0, 0.5f), b = ball_desc(2, 1, 0, 0.5f);
     assert_int_equal(p4->add_rigid_body(w, e[0], &a), 0);
     assert_int_equal(p4->add_rigid_body(w, e[1], &b), 0);
-    char name[64];
-    snprintf(name, sizeof name, "bad_world = 'world %p'\n", (void *)w);
-    assert_int_equal(t->lua->run_string(name, "bad_world"), 0);
-    assert_int_equal(t->lua->run_string(lua_refusals, "bad_lua"), 0);
+    load_refusals(w, lua_refusals, "bad_lua");
     log__set_sink(capture, NULL); /* the C side logs each refusal too */
     test_lua_call("bad_lua", w, e, 3);
     assert_int_equal(p4->body_count(w), 2);
@@ -640,13 +646,6 @@ static void test_v5_members_refuse_bad_input(void **state)
  * wrong (the world, the entity and the field where the C side names them). */
 static const char lua_v5_refusals[] =
     "function bad_lua_v5(w, floor, c, x)\n"
-    "  local function refused(words, f, ...)\n"
-    "    local ok, err = pcall(f, ...)\n"
-    "    assert(not ok, 'accepted: ' .. words[#words])\n"
-    "    for _, word in ipairs(words) do\n"
-    "      assert(err:find(word, 1, true), err .. ' does not name ' .. word)\n"
-    "    end\n"
-    "  end\n"
     "  local C = 'entity ' .. c\n"
     "  local ball = { shape = 'sphere', radius = 0.25 }\n"
     "  refused({'Physics.shape_cast', 'argument 1'}, Physics.shape_cast, nil, ball, 0, 5, 0, 0, "
@@ -699,10 +698,7 @@ static void test_lua_v5_members_refuse_bad_input(void **state)
     (void)state;
     ct_entity_t e[3];
     ct_world_o *w = world_with_character("bad_lua_v5", e);
-    char name[64];
-    snprintf(name, sizeof name, "bad_world = 'world %p'\n", (void *)w);
-    assert_int_equal(t->lua->run_string(name, "bad_world"), 0);
-    assert_int_equal(t->lua->run_string(lua_v5_refusals, "bad_lua_v5"), 0);
+    load_refusals(w, lua_v5_refusals, "bad_lua_v5");
     log__set_sink(capture, NULL);
     test_lua_call("bad_lua_v5", w, e, 3);
     log__set_sink(NULL, NULL);
@@ -951,6 +947,84 @@ static void test_compound_pile_is_bounded(void **state)
     t->entity->destroy_batch(e, N);
 }
 
+/* ---- every Lua function, every argument wrong ------------------------------------------------ */
+
+/* Every function of the Physics and Actor tables, called with valid arguments except one, which
+ * is in turn each of: nothing, a boolean, a string, empty and short tables, NaN, infinities,
+ * 1e300, -1, 0, 2^53, a fraction, a function, a destroyed entity, the floor, the character and a
+ * destroyed world. Each call returns or raises a Lua error that is a string naming the function;
+ * none crashes or corrupts the world (run under ASan too), and the world still steps after. */
+static const char lua_sweep[] =
+    "function sweep(w, floor, c, x, gone, dead_world)\n"
+    "  local bad = { nil, true, 'x', {}, {1, 2}, 0 / 0, 1 / 0, -1 / 0, 1e300, -1, 0, 2 ^ 53, 1.5,\n"
+    "                print, gone, floor, c, dead_world }\n"
+    "  local num_bad = 18\n"
+    "  local names = {}\n"
+    "  for _, lib in ipairs({ 'Physics', 'Actor' }) do\n"
+    "    for name, f in pairs(_G[lib]) do\n"
+    "      if type(f) == 'function' then names[#names + 1] = lib .. '.' .. name end\n"
+    "    end\n"
+    "  end\n"
+    "  table.sort(names)\n"
+    "  local calls, raised = 0, 0\n"
+    "  for _, name in ipairs(names) do\n"
+    "    local lib, fn = name:match('^(%a+)%.(.+)$')\n"
+    "    local f = _G[lib][fn]\n"
+    "    for k = 1, 10 do\n"
+    "      for i = 1, num_bad do\n"
+    "        local args = { w, x, 0.5, 1, 0.5, 0, -1, 0, 1, 1 }\n"
+    "        args[k] = bad[i]\n"
+    "        local ok, err = pcall(f, unpack(args, 1, 10))\n"
+    "        calls = calls + 1\n"
+    "        if not ok then\n"
+    "          raised = raised + 1\n"
+    "          assert(type(err) == 'string', name .. ' raised a ' .. type(err))\n"
+    "          assert(err:find(name, 1, true), name .. ' (argument ' .. k .. ' = '\n"
+    "                 .. tostring(bad[i]) .. ') raised an error that does not name it: ' .. err)\n"
+    "        end\n"
+    "      end\n"
+    "    end\n"
+    "  end\n"
+    "  assert(#names >= 42, 'swept only ' .. #names .. ' functions')\n"
+    "  assert(calls == #names * 10 * num_bad)\n"
+    "  print(string.format('swept %d functions: %d calls, %d raised', #names, calls, raised))\n"
+    "  Physics.simulate(w, 1 / 60)\n"
+    "  Physics.simulate(w, 1 / 60)\n"
+    "end\n";
+
+static void test_lua_every_function_every_argument_wrong(void **state)
+{
+    (void)state;
+    ct_entity_t e[3], more[2];
+    ct_world_o *w = world_with_character("lua_sweep", e);
+    t->entity->create_batch(more, 2);
+    const ct_rigid_body_desc_t box = {.kind = CT_BODY_DYNAMIC,
+                                      .shape = CT_BODY_BOX,
+                                      .half_extents = {0.25f, 0.25f, 0.25f},
+                                      .mass = 1.0f,
+                                      .position = {2, 1, 0}};
+    assert_int_equal(p4->add_rigid_body(w, more[0], &box), 0);
+    t->entity->destroy(more[1]);
+    ct_world_o *dead = t->worlds->create_world(&(ct_world_desc_t){.name = "lua_sweep_dead"});
+    t->worlds->destroy_world(dead);
+    assert_int_equal(t->lua->run_string(lua_sweep, "lua_sweep"), 0);
+    lua_State *L = t->lua->main_state();
+    t->lua->push_light_userdata(L, w);
+    t->lua->push_number(L, e[0].id);
+    t->lua->push_number(L, e[1].id);
+    t->lua->push_number(L, more[0].id);
+    t->lua->push_number(L, more[1].id);
+    t->lua->push_light_userdata(L, dead);
+    log__set_sink(capture, NULL); /* the refusals' log lines, not checked here */
+    const int err = t->lua->call_global("sweep", 6);
+    log__set_sink(NULL, NULL);
+    captured[0] = '\0';
+    assert_int_equal(err, 0);
+    t->worlds->destroy_world(w);
+    t->entity->destroy_batch(e, 3);
+    t->entity->destroy(more[0]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -968,6 +1042,7 @@ int main(void)
         cmocka_unit_test(test_lua_v5_members_refuse_bad_input),
         cmocka_unit_test(test_sources_name_file_entity_field),
         cmocka_unit_test(test_edited_body_blob_refused),
+        cmocka_unit_test(test_lua_every_function_every_argument_wrong),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }

@@ -217,20 +217,8 @@ static uint32_t room(bool sweeps, uint32_t list_limit, physics__pool pool, uint6
     s.pool = pool;
     s.ccd.off = !sweeps;
     s.ccd.list_limit = list_limit;
-    const float half = 5.01f, t = 0.01f;
-    const float walls[6][6] = {
-        {half, t, half, 0, -half, 0}, {half, t, half, 0, half, 0}, {half, half, t, 0, 0, -half},
-        {half, half, t, 0, 0, half},  {t, half, half, -half, 0, 0}, {t, half, half, half, 0, 0},
-    };
-    for (uint32_t k = 0; k < 6; k++) {
-        const ct_rigid_body_desc_t d = {.kind = CT_BODY_STATIC,
-                                        .shape = CT_BODY_BOX,
-                                        .half_extents = {walls[k][0], walls[k][1], walls[k][2]},
-                                        .restitution = 1.0f,
-                                        .friction = 0.5f,
-                                        .position = {walls[k][3], walls[k][4], walls[k][5]}};
-        assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){1000 + k}, &d), 0);
-    }
+    const float half = 5.01f;
+    add_room(&s, 1000, half);
     rng_state = 77u;
     for (uint32_t k = 1; k <= BULLETS; k++) {
         ct_rigid_body_desc_t d = k % 3 == 0 ? ball(0, 0, 0) : k % 3 == 1 ? small_box(0, 0) : rod(0, 0);
@@ -289,14 +277,9 @@ static uint32_t plank_shots(bool sweeps, float plank_speed, float plank_spin, ph
         s.pool = pool;
         s.gravity = v3(0, 0, 0);
         s.ccd.off = !sweeps;
-        const ct_rigid_body_desc_t plank = {.kind = CT_BODY_DYNAMIC,
-                                            .shape = CT_BODY_BOX,
-                                            .half_extents = {0.01f, 1.0f, 1.0f},
-                                            .mass = 20.0f,
-                                            .friction = 0.5f,
-                                            .velocity = {-plank_speed, 0.0f, 0.0f},
-                                            .angular_velocity = {0.0f, 0.0f, plank_spin},
-                                            .rotation = {0, 0, 0, 1}};
+        ct_rigid_body_desc_t plank = thin_plank();
+        plank.velocity[0] = -plank_speed;
+        plank.angular_velocity[2] = plank_spin;
         assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){PLANK}, &plank), 0);
         ct_rigid_body_desc_t d = k % 3 == 0   ? ball(0, 0, 0)
                                  : k % 3 == 1 ? small_box(0, 0)
@@ -605,39 +588,13 @@ static void hash_events(const physics__scene *s, uint64_t *h)
 static plank_hit shoot_plank(bool asleep, physics__pool pool)
 {
     physics__scene s;
-    physics__scene_init(&s, &alloc.base);
-    s.pool = pool;
-    s.gravity = v3(0, 0, 0);
-    const ct_rigid_body_desc_t plank = {.kind = CT_BODY_DYNAMIC,
-                                        .shape = CT_BODY_BOX,
-                                        .half_extents = {0.01f, 1.0f, 1.0f},
-                                        .mass = 20.0f,
-                                        .friction = 0.5f,
-                                        .rotation = {0, 0, 0, 1}};
-    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){PLANK}, &plank), 0);
-    /* A still body alone falls asleep after half a second. */
-    run(&s, 40);
-    assert_int_equal(s.bodies.asleep[at(&s, PLANK)], 1);
-    if (!asleep)
-        physics__scene_wake(&s, at(&s, PLANK));
-    ct_rigid_body_desc_t d = ball(0.3f, 0.0f, 0.0f);
-    d.position[0] = -0.3f;
-    d.position[2] = 0.2f;
-    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){BULLET}, &d), 0);
-    physics__scene_touched(&s, at(&s, BULLET));
+    plank_shot(&s, BULLET, PLANK, asleep, pool);
     plank_hit r = {.events_hash = 14695981039346656037ull};
-    const float dt = 1.0f / 60.0f;
-    s.events.size = 0;
-    assert_int_equal(physics__ccd_begin(&s), 0);
-    const uint32_t i = at(&s, BULLET);
-    s.bodies.position[i] = v3_add(s.bodies.position[i], v3_scale(s.bodies.velocity[i], dt));
-    physics__bodies_extent(&s.bodies, i);
-    assert_int_equal(physics__ccd_end(&s, dt), 0);
     r.hits = s.ccd.hits;
     r.asleep_after = s.bodies.asleep[at(&s, PLANK)] != 0;
     for (int step = 0; step <= 40; step++) {
         if (step > 0)
-            assert_int_equal(physics__scene_step(&s, dt), 0);
+            run(&s, 1);
         pair_events(&s, BULLET, PLANK, r.seen, sizeof r.seen, &r.first, &r.has_first);
         hash_events(&s, &r.events_hash);
     }
@@ -855,13 +812,8 @@ static box_hit shoot_box(float speed, bool asleep, bool sweep, bool rigid, physi
     else
         add_v1(&s, BALL, &ball);
     physics__scene_touched(&s, at(&s, BALL));
-    const float dt = 1.0f / 60.0f;
     if (sweep) {
-        assert_int_equal(physics__ccd_begin(&s), 0);
-        const uint32_t i = at(&s, BALL);
-        s.bodies.position[i] = v3_add(s.bodies.position[i], v3_scale(s.bodies.velocity[i], dt));
-        physics__bodies_extent(&s.bodies, i);
-        assert_int_equal(physics__ccd_end(&s, dt), 0);
+        swept_step(&s, BALL);
         r.sweep_hits += s.ccd.hits;
         r.box_v = s.bodies.velocity[at(&s, BOX)];
         r.ball_v = s.bodies.velocity[at(&s, BALL)];

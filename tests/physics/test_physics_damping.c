@@ -26,10 +26,26 @@ static ct_rigid_body_desc_t ball(float x, float y, float z, bool rotates)
                                   .locks = rotates ? 0u : CT_BODY_LOCK_ROTATION};
 }
 
+/* A ball (as above) at the origin flying at 10 m/s along x and spinning at `spin` rad/s about y. */
+static ct_rigid_body_desc_t fast_ball(bool rotates, float spin)
+{
+    ct_rigid_body_desc_t d = ball(0, 0, 0, rotates);
+    d.velocity[0] = 10.0f;
+    d.angular_velocity[1] = spin;
+    return d;
+}
+
+/* A scene (scene_init) without gravity. */
+static void weightless(physics__scene *s)
+{
+    scene_init(s);
+    s->gravity = v3(0, 0, 0);
+}
+
+/* Entity id's damping, as set_damping sets it (asserted in range). */
 static void set_damping(physics__scene *s, uint32_t id, float linear, float angular)
 {
-    assert_null(physics__damping_error(linear, angular));
-    s->bodies.damping[at(s, id)] = (physics__damping){linear, angular};
+    assert_null(physics__bodies_set_damping(&s->bodies, at(s, id), linear, angular));
 }
 
 static physics__v3 velocity(const physics__scene *s, uint32_t id)
@@ -50,11 +66,8 @@ static void test_free_bodies_slow_by_the_formula(void **state)
 {
     (void)state;
     physics__scene s;
-    scene_init(&s);
-    s.gravity = v3(0, 0, 0);
-    ct_rigid_body_desc_t d = ball(0, 0, 0, true);
-    d.velocity[0] = 10.0f;
-    d.angular_velocity[1] = 5.0f;
+    weightless(&s);
+    ct_rigid_body_desc_t d = fast_ball(true, 5.0f);
     add(&s, 1, d); /* linear damping only */
     d.position[2] = 5.0f;
     add(&s, 2, d); /* angular damping only */
@@ -79,11 +92,8 @@ static void test_translation_only_step_damps_once_a_step(void **state)
 {
     (void)state;
     physics__scene s;
-    scene_init(&s);
-    s.gravity = v3(0, 0, 0);
-    ct_rigid_body_desc_t d = ball(0, 0, 0, false);
-    d.velocity[0] = 10.0f;
-    add(&s, 1, d);
+    weightless(&s);
+    add(&s, 1, fast_ball(false, 0.0f));
     set_damping(&s, 1, 1.0f, 3.0f);
     assert_int_equal(s.bodies.num_rotating, 0);
     run(&s, 60);
@@ -131,10 +141,8 @@ static void test_kinematic_body_is_not_slowed(void **state)
     (void)state;
     physics__scene s;
     scene_init(&s);
-    ct_rigid_body_desc_t d = ball(0, 0, 0, true);
+    ct_rigid_body_desc_t d = fast_ball(true, 5.0f);
     d.kind = CT_BODY_KINEMATIC;
-    d.velocity[0] = 10.0f;
-    d.angular_velocity[1] = 5.0f;
     add(&s, 1, d);
     set_damping(&s, 1, 5.0f, 5.0f);
     run(&s, 30);

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "physics_bullets.h"
 #include "physics_fixture.h"
 
 #include <stdlib.h>
@@ -61,7 +62,7 @@ static uint32_t count(const streams *r, uint32_t type)
 }
 
 /* A ball (5 cm, 0.1 kg) at 250 m/s at a plank (2 cm thick, 2 x 2 m, 20 kg, no gravity), awake or
- * asleep, as test_physics_ccd's: a step whose contacts missed the plank puts the ball past it,
+ * asleep, test_physics_ccd's shot (plank_shot): a step whose contacts missed the plank puts the ball past it,
  * and the sweep brings it back to the hit, which it reports (a collision event) and remembers
  * (s->ccd.reported) until a contact takes the pair over or they part. Saved right then, stepped
  * on, restored and stepped again: the same streams. Before, a restore forgot the pair: the
@@ -71,34 +72,7 @@ static void test_a_sweep_hit_is_kept_by_a_snapshot(void **state)
     (void)state;
     for (int asleep = 0; asleep <= 1; asleep++) {
         physics__scene s;
-        scene_init(&s);
-        s.gravity = v3(0, 0, 0);
-        const ct_rigid_body_desc_t plank = {.kind = CT_BODY_DYNAMIC,
-                                            .shape = CT_BODY_BOX,
-                                            .half_extents = {0.01f, 1.0f, 1.0f},
-                                            .mass = 20.0f,
-                                            .friction = 0.5f,
-                                            .rotation = {0, 0, 0, 1}};
-        add(&s, PLANK, plank);
-        run(&s, 40); /* a still body alone falls asleep after half a second */
-        assert_int_equal(s.bodies.asleep[at(&s, PLANK)], 1);
-        if (!asleep)
-            physics__scene_wake(&s, at(&s, PLANK));
-        add(&s, BULLET,
-            (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
-                                   .shape = CT_BODY_SPHERE,
-                                   .radius = 0.05f,
-                                   .mass = 0.1f,
-                                   .friction = 0.5f,
-                                   .position = {-0.3f, 0.3f, 0.2f},
-                                   .velocity = {250.0f, 0, 0}});
-        physics__scene_touched(&s, at(&s, BULLET));
-        const float dt = 1.0f / 60.0f;
-        assert_int_equal(physics__ccd_begin(&s), 0);
-        const uint32_t i = at(&s, BULLET);
-        s.bodies.position[i] = v3_add(s.bodies.position[i], v3_scale(s.bodies.velocity[i], dt));
-        physics__bodies_extent(&s.bodies, i);
-        assert_int_equal(physics__ccd_end(&s, dt), 0);
+        plank_shot(&s, BULLET, PLANK, asleep, pool);
         assert_int_equal(s.ccd.hits, 1);
         assert_int_equal(s.ccd.num_reported, 1);
         assert_true(s.ccd.reported[0] == ((uint64_t)BULLET << 32 | PLANK));
@@ -133,29 +107,10 @@ static void test_bullets_in_a_room_roll_back(void **state)
     (void)state;
     physics__scene s;
     scene_init(&s);
-    const float half = 3.01f, t = 0.01f;
-    const float walls[6][6] = {
-        {half, t, half, 0, -half, 0}, {half, t, half, 0, half, 0}, {half, half, t, 0, 0, -half},
-        {half, half, t, 0, 0, half},  {t, half, half, -half, 0, 0}, {t, half, half, half, 0, 0},
-    };
-    for (uint32_t k = 0; k < 6; k++)
-        add(&s, 1000 + k,
-            (ct_rigid_body_desc_t){.kind = CT_BODY_STATIC,
-                                   .shape = CT_BODY_BOX,
-                                   .half_extents = {walls[k][0], walls[k][1], walls[k][2]},
-                                   .restitution = 1.0f,
-                                   .friction = 0.5f,
-                                   .position = {walls[k][3], walls[k][4], walls[k][5]}});
+    add_room(&s, 1000, 3.01f);
     rng_state = 91u;
     for (uint32_t k = 1; k <= 24; k++) {
-        ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC,
-                                  .shape = k % 2 ? CT_BODY_SPHERE : CT_BODY_BOX,
-                                  .radius = 0.05f,
-                                  .half_extents = {0.1f, 0.05f, 0.05f},
-                                  .mass = 0.1f,
-                                  .friction = 0.5f,
-                                  .restitution = 0.9f,
-                                  .rotation = {0, 0, 0, 1}};
+        ct_rigid_body_desc_t d = room_bullet(k);
         /* (Each draw its own declarator: they are made in order.) */
         const float x = frand(-1, 1), y = frand(-1, 1), z = frand(-1, 1);
         const physics__v3 v = v3(x, y, z);

@@ -150,12 +150,7 @@ static void test_lua_shapes(void **state)
         "  local hs = {}\n"
         "  for i = 1, 25 do hs[i] = 0 end\n"
         "  Physics.add_height_field(w, field, hs, 5, 5, 2, 2, { position = {-4, 0, -4} })\n"
-        "  local cube = {}\n"
-        "  for k = 0, 7 do\n"
-        "    cube[#cube + 1] = k % 2 == 1 and 0.5 or -0.5\n"
-        "    cube[#cube + 1] = math.floor(k / 2) % 2 == 1 and 0.5 or -0.5\n"
-        "    cube[#cube + 1] = math.floor(k / 4) == 1 and 0.5 or -0.5\n"
-        "  end\n"
+        "  local cube = unit_cube()\n"
         "  Physics.add_hull(w, hull, cube, { mass = 2, position = {0, 1, 0} })\n"
         "  Physics.add_compound(w, table, {\n"
         "    { shape = 'box', half_extents = {1, 0.05, 0.5}, position = {0, 0.5, 0} },\n"
@@ -177,6 +172,7 @@ static void test_lua_shapes(void **state)
         "  ok, err = pcall(Physics.add_height_field, w, bad, {0, 0, 0}, 2, 2, 1, 1)\n"
         "  assert(not ok and err:find('columns x rows'), err)\n"
         "end\n";
+    physics_lua_unit_cube();
     assert_int_equal(lua->run_string(script, "shapes_lua"), 0);
     test_lua_call("shapes_lua", w, e, 5);
     worlds->destroy_world(w);

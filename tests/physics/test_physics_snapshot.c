@@ -197,10 +197,109 @@ static void test_restore_then_simulate_gives_the_same_hashes(void **state)
     entity->destroy_batch(s.e, s.n);
 }
 
+/* A snapshot restored into another world. World A has a floor, a crate and a character; world B
+ * the same entities with bodies of the same kinds, but its kinematic capsule is a plain body, not
+ * a character. The bodies' digest (entities and kinds) matches, so before, the restore was taken:
+ * B then had a character whose contact record was never made, and moving it read past B's
+ * (empty) record array (a NULL dereference: SIGSEGV). Now the restore is refused, naming the
+ * characters, and changes nothing; the other way (A's plain body, B's character) too. Into a
+ * world of the same bodies, characters and joints (built the same way), it is taken and gives
+ * A's hash. */
+static void cross_world(ct_world_o *w, const ct_entity_t e[3], bool character)
+{
+    const ct_rigid_body_desc_t floor = {.kind = CT_BODY_STATIC,
+                                        .shape = CT_BODY_BOX,
+                                        .half_extents = {10, 0.5f, 10},
+                                        .position = {0, -0.5f, 0}};
+    const ct_rigid_body_desc_t crate = {.kind = CT_BODY_DYNAMIC,
+                                        .shape = CT_BODY_BOX,
+                                        .half_extents = {0.4f, 0.4f, 0.4f},
+                                        .mass = 2,
+                                        .position = {2, 0.4f, 0}};
+    assert_int_equal(p4->add_rigid_body(w, e[0], &floor), 0);
+    assert_int_equal(p4->add_rigid_body(w, e[1], &crate), 0);
+    if (character) {
+        const ct_character_desc_t c = {.radius = 0.3f,
+                                       .half_height = 0.5f,
+                                       .max_step = 0.3f,
+                                       .max_slope = 0.8f,
+                                       .position = {-2, 0.8f, 0}};
+        assert_int_equal(p4->add_character(w, e[2], &c), 0);
+    } else {
+        const ct_rigid_body_desc_t capsule = {.kind = CT_BODY_KINEMATIC,
+                                              .shape = CT_BODY_CAPSULE,
+                                              .radius = 0.3f,
+                                              .half_height = 0.5f,
+                                              .position = {-2, 0.8f, 0},
+                                              .locks = CT_BODY_LOCK_ROTATION};
+        assert_int_equal(p4->add_rigid_body(w, e[2], &capsule), 0);
+    }
+}
+
+static void test_snapshot_into_another_world(void **state)
+{
+    (void)state;
+    ct_entity_t e[3];
+    entity->create_batch(e, 3);
+    ct_world_o *a = worlds->create_world(&(ct_world_desc_t){.name = "snap_a"});
+    ct_world_o *b = worlds->create_world(&(ct_world_desc_t){.name = "snap_b"});
+    ct_world_o *c = worlds->create_world(&(ct_world_desc_t){.name = "snap_c"});
+    cross_world(a, e, true);
+    cross_world(b, e, false);
+    cross_world(c, e, true);
+    const float walk[3] = {1, -1, 0};
+    for (int k = 0; k < 10; k++) {
+        assert_int_equal(p4->move_character(a, e[2], walk, step, NULL), 0);
+        p4->simulate(a, step);
+        p4->simulate(b, step);
+    }
+    const uint32_t size = p4->snapshot_size(a);
+    uint8_t *snap = malloc(size);
+    assert_non_null(snap);
+    assert_int_equal(p4->save_snapshot(a, snap, size), size);
+    const uint64_t b_was = p4->state_hash(b);
+    captured[0] = '\0';
+    log__set_sink(capture, NULL);
+    assert_int_equal(p4->restore_snapshot(b, snap, size), CT_ERR_INVALID);
+    log__set_sink(NULL, NULL);
+    assert_non_null(strstr(captured, "characters"));
+    assert_true(p4->state_hash(b) == b_was);
+    /* B's capsule is still no character: moving it is refused, nothing read out of bounds. */
+    assert_int_equal(p4->move_character(b, e[2], walk, step, NULL), CT_ERR_NOT_FOUND);
+    /* The other way: B's snapshot (no character) into A (one). */
+    const uint32_t size_b = p4->snapshot_size(b);
+    uint8_t *snap_b = malloc(size_b);
+    assert_non_null(snap_b);
+    assert_int_equal(p4->save_snapshot(b, snap_b, size_b), size_b);
+    const uint64_t a_was = p4->state_hash(a);
+    log__set_sink(capture, NULL);
+    assert_int_equal(p4->restore_snapshot(a, snap_b, size_b), CT_ERR_INVALID);
+    log__set_sink(NULL, NULL);
+    captured[0] = '\0';
+    assert_true(p4->state_hash(a) == a_was);
+    assert_int_equal(p4->move_character(a, e[2], walk, step, NULL), 0);
+    /* Into C, built as A was: taken, and C is then A at the save (the same hash). */
+    assert_int_equal(p4->restore_snapshot(a, snap, size), 0);
+    assert_int_equal(p4->restore_snapshot(c, snap, size), 0);
+    assert_true(p4->state_hash(c) == p4->state_hash(a));
+    assert_int_equal(p4->move_character(c, e[2], walk, step, NULL), 0);
+    assert_int_equal(p4->move_character(a, e[2], walk, step, NULL), 0);
+    p4->simulate(a, step);
+    p4->simulate(c, step);
+    assert_true(p4->state_hash(c) == p4->state_hash(a));
+    free(snap);
+    free(snap_b);
+    worlds->destroy_world(a);
+    worlds->destroy_world(b);
+    worlds->destroy_world(c);
+    entity->destroy_batch(e, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_restore_then_simulate_gives_the_same_hashes),
+        cmocka_unit_test(test_snapshot_into_another_world),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }

@@ -9,14 +9,15 @@ const token = params.get('token');
 const withToken = (path) => token ? path + (path.includes('?') ? '&' : '?') + 'token=' + encodeURIComponent(token) : path;
 const $ = (id) => document.getElementById(id);
 
-// Enumerations the modules document (api/ct_physics.h, api/ct_render.h).
+// Enumerations the modules document (api/ct_physics.h, api/ct_render.h). A body's shape has its
+// own picker (shapeRow: every shape of the level format, and the shape's own fields).
 const ENUMS = {
   'components.body.kind': ['static', 'dynamic', 'kinematic'],
-  'components.body.shape': ['box', 'sphere'],
   'components.light.type': ['directional', 'point'],
 };
 // Fields that name a resource of a type: a picker of the project's resources of that type.
-const RESOURCE_FIELDS = { 'components.mesh.mesh': 'mesh', 'components.mesh.material': 'material' };
+const RESOURCE_FIELDS = { 'components.mesh.mesh': 'mesh', 'components.mesh.material': 'material',
+                          'components.body.shape.mesh': 'collision_mesh' };
 // What "Add component" puts in (the module's defaults, spelled as in a level source).
 const COMPONENTS = {
   transform: { 'components.transform.position': { vec3: [0, 0, 0] } },
@@ -365,6 +366,8 @@ function rangeOf(key) { return editor.ranges.find((r) => r.key === key); }
 
 function checkNumber(key, values) {
   const r = rangeOf(key);
+  // A body's sizes and damping, by the physics module's documented ranges (api/ct_physics.h).
+  if (!r && key.startsWith(BODY) && BODY_RANGES[key.slice(BODY.length)]) return checkBodyNumbers(key.slice(BODY.length), values);
   for (const x of values) {
     if (!Number.isFinite(x)) return 'not a number';
     if (!r || key.endsWith('rotation')) continue;
@@ -607,6 +610,354 @@ function fieldRow(id, key, p, group, touched) {
   group.append(row);
 }
 
+// ---- a body's shape ----
+
+// The shapes a body source takes (modules/physics: physics_component.c compile_body and
+// physics_body_shapes.c): box, sphere and capsule are a string, with their sizes on the body;
+// hull, compound and mesh are an object { type = ... } with their own fields below it.
+const SHAPES = ['box', 'sphere', 'capsule', 'hull', 'compound', 'mesh'];
+const OBJECT_SHAPES = ['hull', 'compound', 'mesh'];
+const PART_SHAPES = ['box', 'sphere', 'capsule', 'hull']; // a compound's children
+const BODY = 'components.body.';
+// Each shape's own fields, and what the physics module takes when one is left out. A hull's
+// points and a compound's parts are level text (blobs: arrays of arrays and of objects).
+const SHAPE_FIELDS = {
+  box: [['half_extents', { vec3: [0.5, 0.5, 0.5] }]],
+  sphere: [['radius', 0.5]],
+  capsule: [['radius', 0.5], ['half_height', 0.5]],
+  hull: [['shape.points', null]],
+  compound: [['shape.children', null]],
+  mesh: [['shape.mesh', { string: '' }]],
+};
+// The documented ranges (api/ct_physics.h): sizes within [CT_PHYSICS_MIN_SIZE, CT_PHYSICS_MAX_SIZE]
+// (a capsule's half height from 0), damping within [0, CT_PHYSICS_MAX_DAMPING]; a hull has 4 to
+// CT_PHYSICS_MAX_HULL_POINTS points, a compound 1 to 16 parts (PHYSICS_BODY_MAX_CHILDREN).
+const BODY_RANGES = {
+  half_extents: [1e-3, 1e4], radius: [1e-3, 1e4], half_height: [0, 1e4],
+  linear_damping: [0, 1e3], angular_damping: [0, 1e3], point: [-1e4, 1e4], position: [-1e4, 1e4],
+};
+const MAX_HULL_POINTS = 64, MAX_PARTS = 16;
+
+// Why a body's number is out of its documented range (or null). `what` names a BODY_RANGES entry.
+function checkBodyNumbers(what, values) {
+  const r = BODY_RANGES[what];
+  for (const x of values) {
+    if (!Number.isFinite(x)) return 'not a number';
+    if (r && !(x >= r[0] && x <= r[1])) return `outside ${r[0]}..${r[1]}`;
+  }
+  return null;
+}
+
+// The shape a body has: { kind, object } (object: written as { type = ... }), kind undefined
+// when the body gives no shape (the module's default, a box) and the source's own spelling when
+// it is none the editor knows (shown as it is and never written over).
+function shapeOf(id) {
+  const s = prop(id, BODY + 'shape');
+  if (s && s.string !== undefined) return { kind: s.string, object: false };
+  const t = prop(id, BODY + 'shape.type');
+  if (t && t.string !== undefined) return { kind: t.string, object: true };
+  return { kind: s === undefined && t === undefined ? 'box' : undefined, object: false, implicit: s === undefined };
+}
+editor.shapeOf = shapeOf;
+
+// A small reader and writer of the level text blobs hold (SJSON: { key = value }, [a b c],
+// strings, numbers, true/false/null; commas optional). A blob with comments or anything else
+// the reader does not take is shown as text and left alone: written back, it would lose them.
+function parseSjson(text) {
+  let i = 0;
+  const ws = () => { while (i < text.length && /[\s,]/.test(text[i])) i++; };
+  const value = () => {
+    ws();
+    const c = text[i];
+    if (c === '[') { i++; const a = []; for (ws(); text[i] !== ']'; ws()) { if (i >= text.length) throw 0; a.push(value()); } i++; return a; }
+    if (c === '{') {
+      i++; const o = {};
+      for (ws(); text[i] !== '}'; ws()) {
+        if (i >= text.length) throw 0;
+        const m = /^("(?:[^"\\]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*)\s*[=:]/.exec(text.slice(i));
+        if (!m) throw 0;
+        i += m[0].length;
+        o[m[1][0] === '"' ? JSON.parse(m[1]) : m[1]] = value();
+      }
+      i++; return o;
+    }
+    const m = /^("(?:[^"\\]|\\.)*"|-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|true|false|null)/.exec(text.slice(i));
+    if (!m) throw 0;
+    i += m[0].length;
+    return JSON.parse(m[0]);
+  };
+  try { const v = value(); ws(); return i === text.length ? v : undefined; } catch (e) { return undefined; }
+}
+function writeSjson(v) {
+  if (Array.isArray(v)) return '[' + v.map(writeSjson).join(' ') + ']';
+  if (v && typeof v === 'object') return '{ ' + Object.entries(v).map(([k, x]) =>
+    (/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? k : JSON.stringify(k)) + ' = ' + writeSjson(x)).join(' ') + ' }';
+  return typeof v === 'number' ? String(+v.toPrecision(9)) : JSON.stringify(v);
+}
+editor.parseSjson = parseSjson;
+editor.writeSjson = writeSjson;
+
+// A blob's value as data the editor can edit, or undefined (then it is shown, not edited).
+function blobData(v) {
+  if (!v || typeof v.blob !== 'string' || /\/\/|\/\*/.test(v.blob)) return undefined;
+  return parseSjson(v.blob);
+}
+const isXyz = (p) => Array.isArray(p) && p.length === 3 && p.every((x) => typeof x === 'number');
+
+// The operations that make body `t` a `kind` body: what belongs to its old shape goes (the old
+// object's fields; the sizes on the body the new shape does not read, which the module refuses
+// beside an object shape), the new shape's fields come with sizes taken from the old where they
+// mean the same.
+function shapeOps(t, kind) {
+  const ops = [], old = shapeOf(t), props = editor.objects.get(t).props;
+  const num = (k, d) => (typeof prop(t, BODY + k) === 'number' ? prop(t, BODY + k) : d);
+  const he = (prop(t, BODY + 'half_extents') || {}).vec3 || [0.5, 0.5, 0.5];
+  const r = old.kind === 'box' ? Math.max(...he) : num('radius', 0.5);
+  const clear = (k) => { if (props.has(BODY + k)) ops.push({ op: 'set', object: t, key: BODY + k, value: null }); };
+  for (const k of props.keys()) if (k.startsWith(BODY + 'shape.')) clear(k.slice(BODY.length));
+  clear('shape');
+  const set = (k, value) => ops.push({ op: 'set', object: t, key: BODY + k, value });
+  if (OBJECT_SHAPES.includes(kind)) {
+    ['half_extents', 'radius', 'half_height'].forEach(clear);
+    set('shape.type', { string: kind });
+    const [x, y, z] = old.kind === 'box' ? he : [r, r, r];
+    if (kind === 'hull') {
+      const pts = [];
+      for (const sx of [-x, x]) for (const sy of [-y, y]) for (const sz of [-z, z]) pts.push([sx, sy, sz]);
+      set('shape.points', { blob: writeSjson(pts) });
+    } else if (kind === 'compound') {
+      set('shape.children', { blob: writeSjson([{ shape: { type: 'box', half_extents: [x, y, z] } }]) });
+    } else {
+      set('shape.mesh', { string: (editor.resources.collision_mesh || [])[0] || '' });
+    }
+    return ops;
+  }
+  // The sizes the new shape does not read go (undo brings them back).
+  const uses = SHAPE_FIELDS[kind].map(([k]) => k);
+  ['half_extents', 'radius', 'half_height'].filter((k) => !uses.includes(k)).forEach(clear);
+  set('shape', { string: kind });
+  if (kind === 'box' && !props.has(BODY + 'half_extents')) set('half_extents', { vec3: old.kind === 'box' ? he : [r, r, r] });
+  if (kind !== 'box' && !props.has(BODY + 'radius')) set('radius', r);
+  if (kind === 'capsule' && !props.has(BODY + 'half_height'))
+    set('half_height', old.kind === 'box' ? Math.max(0, he[1] - r) : 0.5);
+  return ops;
+}
+editor.shapeOps = shapeOps;
+
+// Why body `t` cannot become a `kind` body, or null.
+function shapeRefusal(t, kind) {
+  if (kind !== 'mesh') return null;
+  const k = prop(t, BODY + 'kind');
+  if (!k || k.string !== 'static') return `${nameOf(t)}: a mesh body is static (set its kind to static first)`;
+  if (!(editor.resources.collision_mesh || []).length) return 'the project has no collision_mesh resource';
+  return null;
+}
+
+// The shape picker: every shape of the level format; a spelling it does not know is shown as
+// it is (and never written over unless another is picked).
+function shapeRow(id, group) {
+  const row = document.createElement('div');
+  row.className = 'field';
+  const shape = shapeOf(id);
+  row.dataset.key = shape.object ? BODY + 'shape.type' : BODY + 'shape';
+  const label = document.createElement('label');
+  label.textContent = 'shape';
+  label.title = shape.implicit ? 'no shape given: the physics module makes it a box' : row.dataset.key;
+  const s = document.createElement('select'); s.className = 'shape';
+  const known = SHAPES.includes(shape.kind);
+  if (!known) s.add(new Option(`${shape.kind === undefined ? '?' : shape.kind} (unknown)`, '', false, true));
+  SHAPES.forEach((o) => s.add(new Option(o, o, false, o === shape.kind)));
+  const err = document.createElement('div'); err.className = 'err';
+  s.onchange = () => {
+    const kind = s.value;
+    if (!kind) return;
+    const all = editor.selection.includes(id) ? editor.selection.filter((t) => componentsOf(t).includes('body')) : [id];
+    const why = all.map((t) => shapeRefusal(t, kind)).find((w) => w);
+    if (why) { err.textContent = why; s.value = known ? shape.kind : ''; return; }
+    err.textContent = '';
+    send({ type: 'ops', commit: true, ops: all.filter((t) => shapeOf(t).kind !== kind).flatMap((t) => shapeOps(t, kind)) });
+  };
+  row.append(label, s, err);
+  group.append(row);
+}
+
+// A field of the shape the body leaves out: shown with the module's default, and set (on this
+// entity) when typed into.
+function defaultRow(id, key, value, group) {
+  const row = document.createElement('div');
+  row.className = 'field default';
+  row.dataset.key = key;
+  const label = document.createElement('label');
+  label.textContent = key.slice(BODY.length);
+  label.title = `${key}\nnot set: the physics module's default`;
+  const err = document.createElement('div'); err.className = 'err';
+  const what = key.slice(BODY.length);
+  const put = (v, input) => {
+    const bad = checkBodyNumbers(what, v.vec3 || [v]);
+    err.textContent = bad || ''; input.classList.toggle('bad', !!bad);
+    if (!bad) setProp(id, key, v, true);
+  };
+  const box = document.createElement('div'); box.className = 'vec';
+  if (value.vec3) {
+    value.vec3.forEach((x, n) => {
+      const input = numberInput(x, (val, inp) => { const next = value.vec3.slice(); next[n] = val; put({ vec3: next }, inp); });
+      input.dataset.axis = 'xyz'[n]; box.append(input);
+    });
+  } else if (typeof value === 'number') {
+    box.append(numberInput(value, (val, inp) => put(val, inp)));
+  } else {
+    const input = document.createElement('input');
+    input.onkeydown = (ev) => ev.stopPropagation();
+    input.onchange = () => setProp(id, key, { string: input.value }, true);
+    box.append(input);
+  }
+  row.append(label, box, err);
+  group.append(row);
+}
+
+// A list of [x y z] rows (a hull's points) edited in place: each number, a row's removal, a
+// new row; written back as the blob's text. `min`/`max`: how many rows the shape takes.
+function pointsEditor(points, min, max, write) {
+  const box = document.createElement('div'); box.className = 'points';
+  points.forEach((p, k) => {
+    const line = document.createElement('div'); line.className = 'vec point';
+    p.forEach((x, n) => {
+      const input = numberInput(x, (val, inp) => {
+        const next = points.map((q) => q.slice()); next[k][n] = val;
+        const bad = checkBodyNumbers('point', [val]);
+        inp.classList.toggle('bad', !!bad);
+        write(next, bad && `point ${k} ${'xyz'[n]} ${bad}`);
+      });
+      input.dataset.axis = 'xyz'[n]; input.dataset.point = k;
+      line.append(input);
+    });
+    const rm = document.createElement('button'); rm.textContent = '×'; rm.title = 'Remove the point';
+    rm.disabled = points.length <= min;
+    rm.onclick = () => write(points.filter((_, n) => n !== k));
+    line.append(rm);
+    box.append(line);
+  });
+  const add = document.createElement('button'); add.textContent = '+ point'; add.disabled = points.length >= max;
+  // A new point a little beyond the last, so the hull stays a solid (the module refuses duplicates).
+  add.onclick = () => { const l = points[points.length - 1] || [0, 0, 0]; write([...points, [l[0] + 0.1, l[1] + 0.1, l[2] + 0.1]]); };
+  box.append(add);
+  return box;
+}
+
+// A blob field of the shape: a hull's points or a compound's parts as rows to edit, or, when the
+// editor cannot read the text (comments, other forms), the text itself, left alone.
+function blobRow(id, key, p, group, touched) {
+  const row = document.createElement('div');
+  row.className = 'field blob';
+  row.dataset.key = key;
+  if (touched && touched.has(id + ' ' + key)) row.classList.add('changed');
+  const label = document.createElement('label');
+  label.textContent = key.slice(BODY.length);
+  label.title = `${key}\nset by ${p.at ? p.at.split(' ').slice(1).join(' ') : '?'}`;
+  const err = document.createElement('div'); err.className = 'err';
+  const data = blobData(p.value);
+  const write = (next, bad) => {
+    err.textContent = bad || '';
+    if (!bad) setProp(id, key, { blob: writeSjson(next) }, true);
+  };
+  let body;
+  if (key === BODY + 'shape.points' && Array.isArray(data) && data.every(isXyz)) {
+    body = pointsEditor(data, 4, MAX_HULL_POINTS, write);
+  } else if (key === BODY + 'shape.children' && Array.isArray(data) && data.every((c) => c && typeof c === 'object' && !Array.isArray(c))) {
+    body = partsEditor(data, write);
+  } else {
+    body = document.createElement('pre'); body.className = 'muted text';
+    body.textContent = p.value && p.value.blob !== undefined ? p.value.blob : fmt(p.value);
+    body.title = 'shown as written: the editor leaves this text as it is (edit it in the level file)';
+  }
+  row.append(label, body, err);
+  group.append(row);
+}
+
+// A compound's parts: each one's shape, sizes, position (and rotation, shown); members the
+// editor does not know are kept as they are when a part is written back.
+function partsEditor(parts, write) {
+  const box = document.createElement('div'); box.className = 'parts';
+  const copy = () => JSON.parse(JSON.stringify(parts));
+  parts.forEach((part, k) => {
+    const div = document.createElement('div'); div.className = 'part'; div.dataset.part = k;
+    const head = document.createElement('div'); head.className = 'part-head';
+    const shape = part.shape && typeof part.shape === 'object' ? part.shape : {};
+    const known = PART_SHAPES.includes(shape.type);
+    const pick = document.createElement('select');
+    if (!known) pick.add(new Option(`${shape.type === undefined ? '?' : shape.type} (unknown)`, '', false, true));
+    PART_SHAPES.forEach((o) => pick.add(new Option(o, o, false, o === shape.type)));
+    pick.onchange = () => {
+      if (!pick.value) return;
+      const next = copy(), r = shape.radius || Math.max(...(shape.half_extents || [0.5]));
+      next[k].shape = pick.value === 'box' ? { type: 'box', half_extents: shape.half_extents || [r, r, r] }
+        : pick.value === 'sphere' ? { type: 'sphere', radius: r }
+        : pick.value === 'capsule' ? { type: 'capsule', radius: r, half_height: shape.half_height || 0.5 }
+        : { type: 'hull', points: [[-r, -r, -r], [r, -r, -r], [0, r, -r], [0, 0, r]] };
+      write(next);
+    };
+    const rm = document.createElement('button'); rm.textContent = '×'; rm.title = 'Remove the part';
+    rm.disabled = parts.length <= 1;
+    rm.onclick = () => write(parts.filter((_, n) => n !== k));
+    head.append(Object.assign(document.createElement('span'), { textContent: `part ${k}` }), pick, rm);
+    div.append(head);
+    // One number line: `at` the object holding `name` (the part or its shape), n numbers.
+    const line = (name, at, n, what, set) => {
+      const v = at[name], have = n === 1 ? typeof v === 'number' : Array.isArray(v) && v.length === n && v.every((x) => typeof x === 'number');
+      if (!have && !set) return;
+      const l = document.createElement('div'); l.className = 'vec part-field'; l.dataset.field = name;
+      l.append(Object.assign(document.createElement('span'), { textContent: name, className: 'muted' }));
+      const nums = have ? (n === 1 ? [v] : v) : set;
+      nums.forEach((x, c) => {
+        const input = numberInput(x, (val, inp) => {
+          const next = copy(), target = at === part ? next[k] : next[k].shape;
+          const was = have ? (n === 1 ? [v] : v.slice()) : set.slice();
+          was[c] = val;
+          const bad = checkBodyNumbers(what, [val]);
+          inp.classList.toggle('bad', !!bad);
+          target[name] = n === 1 ? was[0] : was;
+          write(next, bad && `part ${k} ${name} ${bad}`);
+        });
+        input.dataset.axis = 'xyzw'[c];
+        l.append(input);
+      });
+      div.append(l);
+    };
+    if (known && shape.type === 'box') line('half_extents', shape, 3, 'half_extents', [0.5, 0.5, 0.5]);
+    if (known && (shape.type === 'sphere' || shape.type === 'capsule')) line('radius', shape, 1, 'radius', [0.5]);
+    if (known && shape.type === 'capsule') line('half_height', shape, 1, 'half_height', [0.5]);
+    if (known && shape.type === 'hull' && Array.isArray(shape.points) && shape.points.every(isXyz)) {
+      div.append(pointsEditor(shape.points, 4, MAX_HULL_POINTS, (pts, bad) => {
+        const next = copy(); next[k].shape.points = pts; write(next, bad);
+      }));
+    }
+    line('position', part, 3, 'position', [0, 0, 0]);
+    line('rotation', part, 4, null, null);
+    box.append(div);
+  });
+  const add = document.createElement('button'); add.textContent = '+ part'; add.disabled = parts.length >= MAX_PARTS;
+  add.onclick = () => write([...parts, { shape: { type: 'box', half_extents: [0.25, 0.25, 0.25] }, position: [0, 0.5, 0] }]);
+  box.append(add);
+  return box;
+}
+
+// The body component's rows: its shape, then the shape's own fields (set or default), then the
+// rest of what the body has.
+function bodyRows(id, fields, group, touched) {
+  const shape = shapeOf(id);
+  shapeRow(id, group);
+  const shown = new Set([BODY + 'shape', BODY + 'shape.type']);
+  for (const [name, fallback] of SHAPE_FIELDS[shape.kind] || []) {
+    const key = BODY + name;
+    shown.add(key);
+    const p = editor.objects.get(id).props.get(key);
+    if (p && p.value && p.value.blob !== undefined) blobRow(id, key, p, group, touched);
+    else if (p) fieldRow(id, key, p, group, touched);
+    else if (fallback) defaultRow(id, key, fallback, group);
+  }
+  for (const [key, p] of fields) if (!shown.has(key)) fieldRow(id, key, p, group, touched);
+}
+
 function renderInspector(touched) {
   const box = $('inspector');
   const id = editor.selection[0];
@@ -643,7 +994,8 @@ function renderInspector(touched) {
       h.append(rm);
     }
     div.append(h);
-    for (const [key, p] of fields) fieldRow(id, key, p, div, touched);
+    if (g === 'body') bodyRows(id, fields, div, touched);
+    else for (const [key, p] of fields) fieldRow(id, key, p, div, touched);
     box.append(div);
   }
   const add = document.createElement('select'); add.className = 'addcomp';
