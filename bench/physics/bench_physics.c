@@ -666,8 +666,10 @@ static double box3d_run(uint32_t (*make)(physics__scene *), int steps, physics__
     if (top_moved)
         *top_moved = v3_len(
             v3_sub(s.bodies.position[physics__bodies_find(&s.bodies, (ct_entity_t){top})], start));
-    fprintf(stderr, "  cuttle: %u bodies, %u contacts, %.3f ms/step (all threads' CPU: %.3f)\n",
-            s.bodies.n, s.rigid.num_contacts, ms, process_ms);
+    fprintf(stderr,
+            "  cuttle: %u bodies, %u contacts, %.3f ms/step (all threads' CPU: %.3f; waits at a "
+            "stage's end that slept: %u)\n",
+            s.bodies.n, s.rigid.num_contacts, ms, process_ms, s.rigid.stages.naps);
     physics__scene_free(&s);
     return ms;
 }

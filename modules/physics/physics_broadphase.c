@@ -33,6 +33,8 @@
  * in jobs of BP_SLICE_ITEMS. Small enough that 10,000 bodies make several jobs for two threads. */
 #define BP_SLICE_BOXES 2048u
 #define BP_SLICE_ITEMS 4096u
+/* A visit of a grid of at most this many boxes tests each box instead of walking cells. */
+#define BP_FEW_BOXES 16u
 /* Cell coordinates are clamped to +-2^20 so three of them pack into 63 bits. */
 #define BP_COORD_LIMIT (1 << 20)
 
@@ -654,6 +656,14 @@ static int bp__coarse_found(void *user, uint32_t box)
 int physics__broadphase_visit(const physics__broadphase *bp, physics__v3 lo, physics__v3 hi,
                               physics__found_f fn, void *user)
 {
+    /* A grid of a few boxes (the six walls of a room): testing each box is cheaper than finding
+     * the cells (bench jolt_high_speed: 10,000 queries a step of six walls, 7% of its time). */
+    if (bp->n <= BP_FEW_BOXES) {
+        for (uint32_t i = 0; i < bp->n; i++)
+            if (bp__overlap(lo, hi, bp->lo[i], bp->hi[i]) && fn(user, i))
+                return CT_ERR_NOMEM;
+        return 0;
+    }
     /* Cells outside the grid's bounds hold nothing. */
     bp__cell l = bp__cell_of(lo, bp->inv_cell), h = bp__cell_of(hi, bp->inv_cell);
     l = bp__cell_max(l, bp->cells_lo);

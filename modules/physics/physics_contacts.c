@@ -234,6 +234,9 @@ static void contacts__fixed_range(void *user, uint32_t begin, uint32_t end)
 {
     physics__scene *s = user;
     const physics__broadphase *bp = &s->bp;
+    /* (The contacts' own boxes, not the ones widened for the sweeps.) */
+    const physics__v3 *lo = s->ccd.shared ? s->ccd.share_lo : bp->lo,
+                      *hi = s->ccd.shared ? s->ccd.share_hi : bp->hi;
     for (uint32_t slice = begin; slice < end; slice++) {
         const uint32_t first = slice * SOLVER_SLICE_BOXES;
         const uint32_t last =
@@ -242,8 +245,7 @@ static void contacts__fixed_range(void *user, uint32_t begin, uint32_t end)
                                  (last - first) * SOLVER_FIXED_ROOM, 0};
         for (uint32_t k = first; k < last; k++) {
             o.i = s->grid_body[k];
-            if (physics__broadphase_visit(&s->fixed, bp->lo[k], bp->hi[k], contacts__fixed_found,
-                                          &o)) {
+            if (physics__broadphase_visit(&s->fixed, lo[k], hi[k], contacts__fixed_found, &o)) {
                 o.n = UINT32_MAX;
                 break;
             }
@@ -264,16 +266,42 @@ int physics__scene_candidates(physics__scene *s, float dt)
     limit = s->max_pairs > limit ? s->max_pairs : limit;
     limit = limit < s->pair_ceiling ? limit : s->pair_ceiling;
     bp->max_pairs = limit;
+    /* The moving boxes widened by the sweeps' paths when the last step's sweeps listed their
+     * pairs (physics_ccd.c finds them among these then, not in a grid of its own); the pairs of
+     * the contacts' own boxes are then taken from among the grid's, which makes the same pairs.
+     * When the wider boxes make more pairs than the limit, the grid is made again without them
+     * (the limit is on the contacts' pairs). */
+    const bool share = s->ccd.share;
+    s->ccd.share = share && !s->ccd.off && !s->ccd.no_share;
     if (physics__scene_fill_fixed(s) ||
         physics__scene_fill(s, bp, &s->grid_body, &s->cap_grid_body, false, dt) ||
-        physics__broadphase_pairs(bp) ||
-        physics__reserve(s->a, (void **)&s->pairs, &s->cap_pairs, bp->num_pairs + bp->n,
+        physics__broadphase_pairs(bp))
+        return CT_ERR_NOMEM;
+    if (s->ccd.shared && bp->dropped) {
+        s->ccd.share = false;
+        if (physics__scene_fill(s, bp, &s->grid_body, &s->cap_grid_body, false, dt) ||
+            physics__broadphase_pairs(bp))
+            return CT_ERR_NOMEM;
+    }
+    s->ccd.share = share;
+    if (physics__reserve(s->a, (void **)&s->pairs, &s->cap_pairs, bp->num_pairs + bp->n,
                          sizeof *s->pairs))
         return CT_ERR_NOMEM;
     s->bp_stale = false;
     uint32_t n = 0;
-    for (uint32_t k = 0; k < bp->num_pairs; k++)
-        s->pairs[n++] = (physics__pair){s->grid_body[bp->pairs[k].a], s->grid_body[bp->pairs[k].b]};
+    if (s->ccd.shared) {
+        const physics__v3 *lo = s->ccd.share_lo, *hi = s->ccd.share_hi;
+        for (uint32_t k = 0; k < bp->num_pairs; k++) {
+            const uint32_t x = bp->pairs[k].a, y = bp->pairs[k].b;
+            if ((lo[x].x <= hi[y].x) & (lo[y].x <= hi[x].x) & (lo[x].y <= hi[y].y) &
+                (lo[y].y <= hi[x].y) & (lo[x].z <= hi[y].z) & (lo[y].z <= hi[x].z))
+                s->pairs[n++] = (physics__pair){s->grid_body[x], s->grid_body[y]};
+        }
+    } else {
+        for (uint32_t k = 0; k < bp->num_pairs; k++)
+            s->pairs[n++] =
+                (physics__pair){s->grid_body[bp->pairs[k].a], s->grid_body[bp->pairs[k].b]};
+    }
     /* The fixed grid is asked on any threads, a slice of moving boxes at a time, each into its
      * own room; the slices join in order. A slice that ran out of room asks again here. */
     bool cut = bp->dropped;
@@ -298,7 +326,8 @@ int physics__scene_candidates(physics__scene *s, float dt)
         if (o.room == UINT32_MAX) {
             /* Out of room: this slice's pairs one box at a time, straight into s->pairs. */
             for (uint32_t k = first; k < last && !cut; k++) {
-                if (physics__broadphase_overlap(fx, bp->lo[k], bp->hi[k]))
+                if (physics__broadphase_overlap(fx, s->ccd.shared ? s->ccd.share_lo[k] : bp->lo[k],
+                                                s->ccd.shared ? s->ccd.share_hi[k] : bp->hi[k]))
                     return CT_ERR_NOMEM;
                 o.room = fx->num_found;
                 if (physics__reserve_keep(s->a, (void **)&s->pairs, &s->cap_pairs, n + o.room,

@@ -290,12 +290,18 @@ typedef struct physics__damping {
     float linear, angular;
 } physics__damping;
 
-/* Velocity v after a step of h seconds under damping c (1/s): v / (1 + h c), the implicit Euler
+/* Velocity v after a step of h seconds under damping c (1/s): v / (1 + h c) (the factor:
+ * physics__damping_factor), the implicit Euler
  * step of dv/dt = -c v (Box3D's and Box2D v3's Pade form, see set_damping in api/ct_physics.h).
  * Applied after the forces of that step, so a body falling with damping c keeps exactly g / c. */
+static inline float physics__damping_factor(float c, float h)
+{
+    return 1.0f / (1.0f + h * c);
+}
+
 static inline physics__v3 physics__damped(physics__v3 v, float c, float h)
 {
-    return v3_scale(v, 1.0f / (1.0f + h * c));
+    return v3_scale(v, physics__damping_factor(c, h));
 }
 
 typedef struct physics__bodies {
@@ -589,8 +595,12 @@ bool physics__distance_from(const physics__bodies *b, uint32_t i, uint32_t j, fl
                             float far, physics__v3 hint, const physics__closing *closing,
                             float *step, float *gap, physics__v3 *normal);
 /* The most manifolds one pair has: a body on a mesh gets one for each way the triangles it
- * touches face (a crease, a ridge, a peak; physics_mesh.c), every other pair one. */
-#define PHYSICS_MESH_MANIFOLDS 4u
+ * touches face (a crease, a ridge, a peak; physics_mesh.c), every other pair one. Past this many
+ * ways the shallowest are dropped: with 4, a 1 m board across a ridge of the scanned bunny
+ * (test_physics_mesh_level's swept board 0) touched 5 or more, the deepest 4 were a steep flank
+ * its end had dug into and the faces it rested on were dropped; it sank 3 mm, was pushed back
+ * out, and rocked at 0.2 to 0.4 rad/s for as long as it ran. */
+#define PHYSICS_MESH_MANIFOLDS 6u
 /* The manifolds of bodies i and j into out[0 .. max) (max >= 1): how many were made, each with
  * points, deepest first (out[0] has no points when none was; the rest are not written past the
  * made ones). Only a pair with a mesh has more than one (a compound's: its children's), and
@@ -783,6 +793,17 @@ typedef struct physics__rigid_inertia {
     float m[9]; /* world inverse inertia, row major */
 } physics__rigid_inertia;
 
+/* What the velocity pass of every substep of a step adds to a body, found once a step (the
+ * gather) rather than in each of the RIGID_SUBSTEPS passes: the same operations on the same
+ * values, so the same bits, at a quarter of the divisions (physics_rigid.c). */
+typedef struct physics__rigid_drive {
+    physics__v3 dv, dw;     /* gravity and force, torque: the change a substep */
+    float damp_v, damp_w;   /* 1 / (1 + h c) of the linear and angular damping */
+    float ix, iy, iz;       /* the principal moments (the gyroscopic term) */
+    float ga, gb, gc;       /* h (Iz - Iy), h (Ix - Iz), h (Iy - Ix) */
+    uint8_t flags;          /* RIGID_DRIVE_* */
+} physics__rigid_drive;
+
 #define PHYSICS_RIGID_COLOURS 24u
 
 typedef struct physics__rigid {
@@ -818,6 +839,8 @@ typedef struct physics__rigid {
     physics__rigid_body *body;
     physics__rigid_inertia *inv_i;
     uint32_t cap_body, cap_inv_i;
+    physics__rigid_drive *drive; /* per body, this step */
+    uint32_t cap_drive;
     bool bouncy;  /* some contact of the step has restitution */
     /* The contacts in colours of blocks of four (physics_rigid_wide.c). */
     struct physics__rigid_block *block;
@@ -912,6 +935,10 @@ typedef struct physics__characters {
 
 /* Contacts are kept when the gap is under this (m) plus what the bodies can close in a step. */
 #define SOLVER_MARGIN 0.02f
+/* How far (m) a body's path may end from where its velocity at the start of the step took it
+ * (gravity, damping, a light touch) and still lie in the box physics__scene_candidates widened for
+ * the sweeps (physics_ccd.c): a body that went further is a stray, whose pairs are looked up. */
+#define CCD_SHARE_SLACK 0.05f
 /* Candidate pairs a step may collide: this many, or 64 per body if more, but never more than
  * SOLVER_MAX_PAIR_LIMIT. Past that (bodies piled into one spot) the rest are dropped and the owner
  * warns. The ceiling bounds a step's time and memory whatever the bodies do: a contact costs
@@ -1059,6 +1086,19 @@ typedef struct physics__ccd {
     physics__pair *list_pairs; /* scratch of the lists' counting sorts (2 x max) */
     uint32_t cap_list_first, cap_listed, cap_list_pairs;
     uint32_t list_limit; /* pairs past which the lists give way to a query per body (0: default) */
+    /* The lists from the step's own grid of moving bodies (physics_ccd.c, ccd__list_shared):
+     * `share` asks physics__scene_candidates to widen each moving box by its body's path as the
+     * sweeps see it (its reach about where it starts and where its velocity takes it), keeping
+     * the box the contacts use in share_lo/share_hi (by grid box); `shared` says s->bp holds such
+     * boxes this step. Off (tests): every step builds a grid of paths of its own. */
+    bool share, shared, no_share;
+    physics__v3 *share_lo, *share_hi;
+    uint32_t *grid_of;     /* per body: its box in s->bp, or UINT32_MAX */
+    uint8_t *stray;        /* per body: its path left its widened box (or it has none) */
+    physics__broadphase strays; /* the paths of the stray bodies */
+    uint32_t *stray_body;       /* box k of `strays` is body stray_body[k] */
+    uint32_t lists_shared;      /* steps whose lists came from the step's grid (tests) */
+    uint32_t cap_share_lo, cap_share_hi, cap_grid_of, cap_stray, cap_stray_body;
     /* Sweep hits as collision events (physics_ccd.c, ccd__report): this step's hits, and the
      * pairs (sorted keys) a sweep reported as touching that no contact has taken over yet. */
     struct physics__ccd_hit *hit_event;
@@ -1200,6 +1240,8 @@ void physics__rigid_free(physics__scene *s);
 #define PHYSICS_WIDE_WARM 0
 #define PHYSICS_WIDE_PUSH 1
 #define PHYSICS_WIDE_RELAX 2
+/* A relaxing pass over the normals alone, the colours last to first (the end of a step). */
+#define PHYSICS_WIDE_SETTLE 3
 int physics__rigid_wide_reserve(physics__scene *s, uint32_t n);
 void physics__rigid_wide_colour(physics__scene *s, const physics__keyed_pair *order, uint32_t m,
                                 uint32_t n);
@@ -1209,19 +1251,32 @@ int physics__rigid_wide_prepare(physics__scene *s);
 #define PHYSICS_WIDE_OVERFLOW 0x80000000u
 void physics__rigid_wide_lane(physics__rigid *r, uint32_t ci, const physics__rigid_contact *c);
 void physics__rigid_wide_seal(physics__scene *s);
-void physics__rigid_wide_pass(physics__scene *s, int mode, float inv_h, bool reverse);
+void physics__rigid_wide_pass(physics__scene *s, int mode, float inv_h, uint32_t order);
 void physics__rigid_wide_finish(physics__scene *s);
 void physics__rigid_wide_free(physics__scene *s);
 /* One contact, one by one (physics_rigid.c): its warm start, and one pass. */
 void physics__rigid_warm_contact(const physics__rigid_contact *c, physics__rigid_body *A,
                                  physics__rigid_body *B);
 void physics__rigid_solve_contact(physics__rigid_contact *c, physics__rigid_body *A,
-                                  physics__rigid_body *B, float inv_h, bool use_bias,
-                                  bool reverse);
+                                  physics__rigid_body *B, float inv_h, int mode, uint32_t order);
+/* The point a resting manifold of `count` points solves `at`-th in a substep of point order
+ * `order` (0 to 3, physics__rigid_step): bit 0 turns the order round, bit 1 starts from point 2.
+ * Over four substeps each point of a four-point face comes first, second, third and last once.
+ * (Fewer points: the same orders with the missing points left out, so a block of four lanes,
+ * physics_rigid_wide.c, going through its largest count gives each lane the order its contact
+ * alone would have.) */
+static inline uint32_t physics__rigid_point_at(uint32_t order, uint32_t count, uint32_t at)
+{
+    const uint32_t start = order & 2u && count > 2u ? 2u : 0u;
+    const uint32_t k = start + (order & 1u ? count - 1u - at : at);
+    return k < count ? k : k - count;
+}
 
 /* Continuous collision (physics_ccd.c): the step's start poses, then after the step the fast
  * bodies swept from them against the fixed grid (see the file). 0 or CT_ERR_NOMEM. */
 int physics__ccd_begin(physics__scene *s);
+/* The farthest body i's surface reaches from its centre (what a sweep's path box is made of). */
+float physics__ccd_reach(const physics__bodies *b, uint32_t i);
 int physics__ccd_end(physics__scene *s, float dt);
 void physics__ccd_free(physics__scene *s);
 
@@ -1400,9 +1455,11 @@ bool physics__scene_remove(physics__scene *s, ct_entity_t e);
 /* Wakes body i's island (and i); wake_all wakes every body (physics_islands.c). */
 void physics__scene_wake(physics__scene *s, uint32_t i);
 void physics__scene_wake_all(physics__scene *s);
-/* The step's part: wakes the islands listed while colliding, then puts islands at rest to sleep. */
+/* The step's part: wakes the islands listed while colliding, then puts islands at rest to sleep.
+ * moved: the rigid step's bodies, whose dp and dq are what the step moved and turned them (see
+ * physics_islands.c), or NULL for the translation-only step. */
 void physics__islands_wake_listed(physics__scene *s);
-void physics__islands_sleep(physics__scene *s, float dt);
+void physics__islands_sleep(physics__scene *s, float dt, const physics__rigid_body *moved);
 /* Sorted entity ids of bodies overlapping the sphere into out (at most max); returns the total.
  * Queries see only bodies whose layer shares a bit with mask. */
 uint32_t physics__scene_overlap_sphere(physics__scene *s, physics__v3 c, float r, uint32_t mask,

@@ -738,10 +738,10 @@ static void mesh__collide_near(mesh__collide *c, uint32_t t, physics__v3 n, floa
                                float gap)
 {
     const physics__mesh *mesh = c->b->mesh[c->mesh];
-    /* Only the deepest triangle asked for (physics__mesh_least): one whose plane the body clears by more
-     * than the deepest found so far cannot be deeper. Every point a test below finds lies no
-     * nearer than the body's lowest point along the face normal (a reference face of the body or
-     * an edge axis wins only by separating more than the triangle's face does), except a round
+    /* Only the deepest triangle asked for (physics__mesh_least): one whose plane the body clears
+     * by more than the deepest found so far cannot be deeper. Every point a test below finds lies
+     * no nearer than the body's lowest point along the face normal (a reference face of the body
+     * or an edge axis wins only by separating more than the triangle's face does), except a round
      * body's behind the plane past an edge, measured from the triangle's nearest point. */
     if (c->least && c->num_found && gap > c->depth + PHYSICS_PLANE_SLACK && (c->poly || gap > 0.0f))
         return;
@@ -805,7 +805,6 @@ static void mesh__collide_near(mesh__collide *c, uint32_t t, physics__v3 n, floa
         c->num = at;
         c->depth_tri = t;
     }
-    return;
 }
 
 static int mesh__collide_triangle(void *user, uint32_t t)

@@ -93,6 +93,7 @@ typedef struct step__fill_job {
     physics__broadphase *bp;
     uint32_t *body;
     bool fixed;
+    bool share; /* s->ccd.share: the boxes widened by the sweeps' paths (physics_ccd.c) */
     float dt;
 } step__fill_job;
 
@@ -116,6 +117,16 @@ static void step__fill_range(void *user, uint32_t begin, uint32_t end)
             const physics__v3 move = v3_scale(b->velocity[i], dt);
             lo = v3_sub(v3_min(lo, v3_add(lo, move)), m);
             hi = v3_add(v3_max(hi, v3_add(hi, move)), m);
+            if (job->share) {
+                /* The contacts' box kept; the grid's holds the path a sweep will see too. */
+                physics__ccd *c = &job->s->ccd;
+                c->share_lo[n] = lo;
+                c->share_hi[n] = hi;
+                const float r = physics__ccd_reach(b, i) + CCD_SHARE_SLACK;
+                const physics__v3 reach = v3(r, r, r), end = v3_add(p, move);
+                lo = v3_min(lo, v3_sub(v3_min(p, end), reach));
+                hi = v3_max(hi, v3_add(v3_max(p, end), reach));
+            }
         }
         job->body[n] = i;
         bp->lo[n] = lo;
@@ -147,7 +158,15 @@ int physics__scene_fill(physics__scene *s, physics__broadphase *bp, uint32_t **b
         n += physics__fixed(b, i) == fixed;
     }
     s->fill_first[slices] = n;
-    step__fill_job job = {s, bp, *body, fixed, dt};
+    const bool share = bp == &s->bp && s->ccd.share && dt > 0.0f && !fixed;
+    if (share && (physics__reserve(s->a, (void **)&s->ccd.share_lo, &s->ccd.cap_share_lo, n,
+                                   sizeof *s->ccd.share_lo) ||
+                  physics__reserve(s->a, (void **)&s->ccd.share_hi, &s->ccd.cap_share_hi, n,
+                                   sizeof *s->ccd.share_hi)))
+        return CT_ERR_NOMEM;
+    if (bp == &s->bp)
+        s->ccd.shared = share;
+    step__fill_job job = {s, bp, *body, fixed, share, dt};
     physics__pool_run(s->pool, slices, step__fill_range, &job);
     bp->n = n;
     return physics__broadphase_build(bp, 0.0f);
@@ -318,7 +337,7 @@ static int step__translate(physics__scene *s, float dt)
         b->position[g->body[k]] = g->position[k];
     physics__scene_keep_inside(s);
     physics__islands_wake_listed(s);
-    physics__islands_sleep(s, dt);
+    physics__islands_sleep(s, dt, NULL);
     if (physics__contacts_remember(s) || step__check_grid(s))
         return CT_ERR_NOMEM;
     physics__scene_settle(s);
