@@ -382,8 +382,8 @@ static void test_room_of_bullets(void **state)
                   off, on, hits, shared, (unsigned long long)hash);
     assert_int_equal(off, 12);
     assert_int_equal(on, 0);
-    assert_int_equal(hits, 115);
-    assert_true(hash == 0x0c18816541028663ull);
+    assert_int_equal(hits, 109);
+    assert_true(hash == 0x5b78e8e8d463e3dbull);
     assert_int_equal(on2, on);
     assert_int_equal(hits2, hits);
     assert_true(hash2 == hash);
@@ -1190,9 +1190,9 @@ static void test_touching_the_far_side_is_a_hit(void **state)
  * x = -3 at the 2 cm wall, turned and spinning about each axis in turn at up to 300 rad/s, as the
  * scene's compounds do after a few bounces: the sweep advances by the pair of parts that allows
  * the least (the least pair's axis bounds nothing of the other pair, which turns towards the wall
- * about another axis), and none passes. Pinned: the steps whose sweeps hit, 22 (20 when the
- * least pair's axis bounded the whole step; the speculative contacts alone stop these too, so
- * what is checked is the sweeps' own count); the same on two threads. */
+ * about another axis), and none passes. Pinned: the steps whose sweeps hit, 21 (the speculative
+ * contacts alone stop these too, so what is checked is the sweeps' own count); the same on two
+ * threads. */
 static uint32_t compound_shots(physics__pool with, uint32_t *passed)
 {
     physics__scene s;
@@ -1247,7 +1247,7 @@ static void test_spinning_compounds_never_pass(void **state)
     print_message("compounds: %u of 12 passed, %u sweeps hit\n", passed, hits);
     assert_int_equal(passed, 0);
     assert_int_equal(passed2, 0);
-    assert_int_equal(hits, 22);
+    assert_int_equal(hits, 21);
     assert_int_equal(hits2, hits);
 }
 
