@@ -13,14 +13,7 @@
  *   manifold; a gap along any axis is never more than the true distance); the gap along n closes
  *   at most at rate  max(0, move . n) + turn * reach  per unit of t, so t += (d - target) / rate
  *   keeps the shapes apart; stop when d is within the target (a hit) or t reaches 1 or the rate
- *   is 0 (a miss). When d is GJK's gap of two convex shapes along n (the least over the whole of
- *   each shape: a support gap), it changes by  -(move . n)  plus at most  |n x turn| * reach
- *   either way (turn: the axis times the angle; a turn about n moves no point along n), n staying
- *   fixed, so the rate is  move . n + |n x turn| * reach  (each body's), and a rate of 0 or less
- *   is a miss: that gap can only open for the rest of the step. (A manifold's gap is not one: it
- *   measures the features it found, and a mesh's next triangle leans another way; with the same
- *   rule a thin board resting on the bunny sank into the triangles beside the one measured, and
- *   the solver's pushes out rocked it until it was thrown off.)
+ *   is 0 (a miss).
  *
  * pose(t) moves the centre along the straight line and turns the body at a constant rate about one
  * axis (from the start to the end rotation, the way its angular velocity turns it: the long way
@@ -280,20 +273,13 @@ static void ccd__place(ccd__sweep *w, float f)
  * a separation cost 2,600 instructions against 4,100 for a compound's, and the distance is the
  * larger bound, so the steps are longer); nearer ones, and meshes, by the least of their
  * manifold's points, which also measures how deep shapes that touch are. */
-static float ccd__separation(ccd__sweep *w, uint32_t j, float margin, physics__v3 *normal,
-                             bool *support, const physics__closing *closing, float *step)
+static float ccd__separation(ccd__sweep *w, uint32_t j, float margin, physics__v3 *normal)
 {
     physics__bodies *b = &w->s->bodies;
     const uint32_t i = w->self.i;
     float gap;
-    /* (*support on entry: *normal is GJK's axis of the pose before, where it starts now.) */
-    if (physics__distance_from(b, i, j, CCD_TARGET, margin, *support ? *normal : v3(0, 0, 0),
-                               closing, step, &gap, normal)) {
-        *support = b->shape[i] != CT_BODY_COMPOUND && b->shape[j] != CT_BODY_COMPOUND;
+    if (physics__distance(b, i, j, CCD_TARGET, margin, &gap, normal))
         return gap;
-    }
-    *support = false;
-    *step = NAN;
     physics__bodies_extent(b, i);
     if (w->other_moves)
         physics__bodies_extent(b, j);
@@ -302,77 +288,34 @@ static float ccd__separation(ccd__sweep *w, uint32_t j, float margin, physics__v
     return physics__manifold_separation(b, i, j, margin, normal);
 }
 
-/* Motion m's turn through the step as a vector in world axes, times its arm: the most its surface
- * moves in the step by turning is this vector's length times the sine of its angle to the way
- * measured. (The turn's axis is in the body's axes at the start; the motion turns about it at a
- * constant rate, so in the world it stays that axis as the start rotation put it.) */
-static physics__v3 ccd__spin(const ccd__motion *m)
-{
-    return v3_scale(quat_rotate(m->turn.q0, m->turn.axis), m->turn.angle * m->arm);
-}
-
-/* How the fast body and body j close through the step (for a compound's pairs of parts), each
- * pair's gap to be kept above `aim`. */
-static physics__closing ccd__closing(const ccd__sweep *w, float aim)
-{
-    physics__closing c = {w->self.move, ccd__spin(&w->self), v3(0, 0, 0), aim};
-    if (w->other_moves) {
-        c.move = v3_sub(c.move, w->other.move);
-        c.spin_j = ccd__spin(&w->other);
-    }
-    return c;
-}
-
 /* The first fraction in (0, best) at which the fast body comes within `target` of body j, or
  * best. A sweep that runs out of iterations before it reaches best (a spinning body grazing a
  * face closes the gap a little each time) stops where it last measured the two apart: letting it
  * go on to the end of its motion, as a miss, took a capsule spinning at 200 rad/s, pressed on a
  * floor, 0.68 m into it in one step (bench jolt_high_speed, with its turn taken the short way). */
 static float ccd__advance(ccd__sweep *w, uint32_t j, float target, float margin, float start,
-                          physics__v3 start_normal, bool start_support, float start_step)
+                          physics__v3 start_normal)
 {
     float turn_speed = w->self.turn.angle * w->self.arm;
     physics__v3 move = w->self.move;
-    /* Each turn about its axis (fixed in the world through the step) times how far the body's
-     * surface reaches: a point at r from the centre moves along n at (spin x r) . n, which is at
-     * most |n x spin| |r| (a body turning about n closes no gap along n). */
-    physics__v3 spin = ccd__spin(&w->self), other_spin = v3(0, 0, 0);
     if (w->other_moves) {
         turn_speed += w->other.turn.angle * w->other.arm;
         move = v3_sub(move, w->other.move);
-        other_spin = ccd__spin(&w->other);
     }
-    const physics__closing closing = ccd__closing(w, target - 0.5f * CCD_TARGET);
     float f = 0.0f, apart = 0.0f;
-    physics__v3 n = start_normal;
-    float d = start, step = start_step;
-    bool support = start_support;
     for (uint32_t k = 0; k < CCD_MAX_ITERATIONS && f < w->best; k++) {
         /* (The first pose is the start, which the caller measured.) */
+        physics__v3 n = start_normal;
+        float d = start;
         if (k > 0) {
             ccd__place(w, f);
-            d = ccd__separation(w, j, margin, &n, &support, &closing, &step);
+            d = ccd__separation(w, j, margin, &n);
         }
         if (d <= target)
             return f > 0.0f ? f : w->best;
         if (d == INFINITY)
             return w->best; /* out of reach for the whole sweep */
-        if (!isnan(step)) { /* a compound's pairs, each by its own axis */
-            if (!(step < INFINITY))
-                return w->best;
-            apart = f;
-            f += step;
-            continue;
-        }
-        /* (A support gap along n can only open while the two move apart along n faster than
-         * their turns can close it: a miss; and it closes no faster than that rate. Nothing is
-         * known of a manifold's gap along n but at the pose measured: its other features, a
-         * mesh's other triangles, lean other ways, so only its approach bounds the rate, with
-         * the whole of both turns.) */
-        const float along = v3_dot(move, n);
-        const float rate =
-            support ? along + v3_len(v3_cross(n, spin)) + v3_len(v3_cross(n, other_spin))
-                    : f_max(along, 0.0f) + turn_speed;
+        const float rate = f_max(v3_dot(move, n), 0.0f) + turn_speed;
         if (rate <= 1e-9f)
             return w->best;
         apart = f;
@@ -415,25 +358,18 @@ static void ccd__against(ccd__sweep *w, uint32_t j)
     margin += w->other_moves
                   ? v3_len(v3_sub(w->self.move, w->other.move)) + w->other.turn.angle * w->other.arm
                   : v3_len(w->self.move);
-    physics__v3 n = v3(0, 0, 0);
-    bool support = false;
-    float step;
+    physics__v3 n;
     ccd__place(w, 0.0f);
-    const physics__closing closing = ccd__closing(w, 0.5f * CCD_TARGET);
-    const float start = ccd__separation(w, j, margin, &n, &support, &closing, &step);
+    const float start = ccd__separation(w, j, margin, &n);
     const float allowed = CCD_DEEPER_FRACTION * ccd__thinnest(b, i);
     if (start > CCD_TARGET) {
         /* Apart at the start: a hit on the way counts unless the body ends the step touching the
-         * other shape on the side it came from (the solver stopped it there: a box landing on the
-         * ground at speed). Touching it from the far side is having gone through: a capsule that
-         * a collision threw at 87 m/s into a wall 0.4 m thick came out of the step touching the
-         * wall's outer face, and left the box of bench jolt_high_speed. */
-        const physics__v3 approach = n;
-        const float f = ccd__advance(w, j, CCD_TARGET, margin, start, n, support, step);
+         * other shape (the solver stopped it there: a box landing on the ground at speed). */
+        const float f = ccd__advance(w, j, CCD_TARGET, margin, start, n);
         if (f < w->best) {
             ccd__place(w, 1.0f);
-            const float end = ccd__separation(w, j, margin, &n, &support, NULL, &step);
-            if (end > CCD_TARGET || end < -allowed || !(v3_dot(n, approach) > 0.0f)) {
+            const float end = ccd__separation(w, j, margin, &n);
+            if (end > CCD_TARGET || end < -allowed) {
                 w->best = f;
                 w->hit = j;
                 w->moved = w->other_moves ? j : UINT32_MAX;
@@ -452,8 +388,7 @@ static void ccd__against(ccd__sweep *w, uint32_t j)
         const physics__v3 out = w->other_moves ? v3_sub(w->self.move, w->other.move) : w->self.move;
         if (start < -allowed && v3_dot(out, n) < 0.0f)
             return;
-        const float f =
-            ccd__advance(w, j, f_min(start, -allowed) - CCD_CREEP, margin, start, n, support, NAN);
+        const float f = ccd__advance(w, j, f_min(start, -allowed) - CCD_CREEP, margin, start, n);
         if (f < w->best) {
             w->best = f;
             w->hit = j;

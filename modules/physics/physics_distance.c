@@ -351,15 +351,6 @@ static bool dist__part(const physics__bodies *b, uint32_t i, uint32_t k, dist__c
 bool physics__distance(const physics__bodies *b, uint32_t i, uint32_t j, float near, float far,
                        float *gap, physics__v3 *normal)
 {
-    float step;
-    return physics__distance_from(b, i, j, near, far, v3(0, 0, 0), NULL, &step, gap, normal);
-}
-
-bool physics__distance_from(const physics__bodies *b, uint32_t i, uint32_t j, float near,
-                            float far, physics__v3 hint, const physics__closing *closing,
-                            float *step, float *gap, physics__v3 *normal)
-{
-    *step = NAN;
     const bool ci = b->shape[i] == CT_BODY_COMPOUND, cj = b->shape[j] == CT_BODY_COMPOUND;
     if ((ci && !b->compound[i]) || (cj && !b->compound[j]))
         return false;
@@ -376,12 +367,6 @@ bool physics__distance_from(const physics__bodies *b, uint32_t i, uint32_t j, fl
      * cannot be less (ties keep the first pair, in order). */
     float least = INFINITY;
     physics__v3 axis = v3(0, 1, 0);
-    /* A sweep of a compound advances by the pair that allows the least: each pair's gap is a
-     * support gap of its two parts along its axis n, and a part's points are within the arm of
-     * its body's centre, so it closes at most at  move . n + |n x spin_i| + |n x spin_j|  (the
-     * least pair's axis alone bounds nothing of the other pairs, which lie along other axes). */
-    const bool each = closing && (ni > 1 || nj > 1);
-    float most = INFINITY;
     for (uint32_t k = 0; k < ni; k++) {
         dist__core self;
         float self_bound;
@@ -390,30 +375,18 @@ bool physics__distance_from(const physics__bodies *b, uint32_t i, uint32_t j, fl
         for (uint32_t m = 0; m < nj; m++) {
             const physics__v3 d = v3_sub(self.p, other[m].p);
             const float apart = v3_len(d) - self_bound - other_bound[m];
-            if ((apart >= least && !each) || apart > far)
+            if (apart >= least || apart > far)
                 continue;
             physics__v3 nrm;
-            /* (A hint is the axis of these two shapes a moment ago, when each is one shape.) */
-            const bool hinted = ni == 1 && nj == 1 && v3_dot(hint, hint) > 0.0f;
-            const physics__v3 guess =
-                hinted ? v3_scale(hint, -1.0f) : dist__guess(&self, &other[m]);
-            const float g = dist__gjk(&self, &other[m], guess, each ? far : f_min(far, least), &nrm);
+            const float g =
+                dist__gjk(&self, &other[m], dist__guess(&self, &other[m]), f_min(far, least), &nrm);
             if (g < least)
                 least = g, axis = nrm;
-            if (each && g <= far) {
-                const float rate = v3_dot(closing->move, nrm) +
-                                   v3_len(v3_cross(nrm, closing->spin_i)) +
-                                   v3_len(v3_cross(nrm, closing->spin_j));
-                if (rate > 1e-9f)
-                    most = f_min(most, (g - closing->aim) / rate);
-            }
         }
     }
     if (!(least > near))
         return false;
     *gap = least > far ? INFINITY : least;
     *normal = axis;
-    if (each)
-        *step = most;
     return true;
 }

@@ -576,24 +576,6 @@ void physics__manifold_reduce(physics__manifold_out *m);
  * among them: their manifold measures how deep). */
 bool physics__distance(const physics__bodies *b, uint32_t i, uint32_t j, float near, float far,
                        float *gap, physics__v3 *normal);
-/* How two bodies close through a sweep's step (physics_ccd.c), for physics__distance_from: their
- * relative motion (i's against j's, m), each turn in the world's axes times the farthest its
- * surface is from its centre (a turn about the axis measured closes no gap along it), and the
- * gap `aim` a step may close a pair of parts to. */
-typedef struct physics__closing {
-    physics__v3 move, spin_i, spin_j;
-    float aim;
-} physics__closing;
-/* The same, GJK starting from axis `hint` (unit, from i to j: the axis found for the two a moment
- * ago, which converges in fewer iterations than a guess from their centres) when each body is one
- * shape; a zero hint is no hint. Any hint gives a lower bound all the same. With `closing` and a
- * compound, every pair of parts is measured (none is left out for being further than the least)
- * and *step is the largest fraction of the step the sweep may advance keeping each pair's gap
- * along its own axis above closing->aim (INFINITY: every pair only opens); otherwise *step is
- * NAN. */
-bool physics__distance_from(const physics__bodies *b, uint32_t i, uint32_t j, float near,
-                            float far, physics__v3 hint, const physics__closing *closing,
-                            float *step, float *gap, physics__v3 *normal);
 /* The most manifolds one pair has: a body on a mesh gets one for each way the triangles it
  * touches face (a crease, a ridge, a peak; physics_mesh.c), every other pair one. */
 #define PHYSICS_MESH_MANIFOLDS 4u

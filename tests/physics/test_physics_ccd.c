@@ -352,8 +352,8 @@ static void test_bullets_never_pass_a_dynamic_plank(void **state)
     assert_int_equal(off[1], 6);
     assert_int_equal(hits[0], 34);
     assert_int_equal(hits[1], 45);
-    assert_true(hash[0] == 0x11ea432f7456e034ull);
-    assert_true(hash[1] == 0x579847c461a032a8ull);
+    assert_true(hash[0] == 0xc2b8167c1f5a7423ull);
+    assert_true(hash[1] == 0x7a8fd622b86f9907ull);
     for (int moving = 0; moving <= 1; moving++) {
         assert_int_equal(on[moving], 0);
         assert_int_equal(on2[moving], on[moving]);
@@ -972,91 +972,6 @@ static bar_shot shoot_spinning_bar(bool post)
     return r;
 }
 
-/* ---- thin boards at rest: the sweeps hold what rests as the solver left it ---- */
-
-enum { BOARD = 2, ROUGH = 102, PEDESTAL = 103 };
-
-/* A mesh (ROUGH) of a height field of 40 x 40 cells of 5 cm, 2 m square about the origin: a swell
- * of 5 cm (slopes up to 8.5 degrees), friction 0.5. (Noise of even 0.1 mm on its samples sinks a
- * 2 cm board half into it, with or without the sweeps, and it slides on inside: a defect of the
- * mesh's contacts, not of the sweeps, left to their owners.) */
-static void rough_mesh(physics__scene *s)
-{
-    enum { SIDE = 41 };
-    float heights[SIDE * SIDE];
-    for (uint32_t z = 0; z < SIDE; z++)
-        for (uint32_t x = 0; x < SIDE; x++)
-            heights[z * SIDE + x] = 0.05f * sinf(0.15f * (float)x) * cosf(0.1f * (float)z);
-    physics__mesh *m = height_field(heights, SIDE, SIDE, 0.05f, 0.05f);
-    const ct_rigid_body_desc_t d = {.kind = CT_BODY_STATIC,
-                                    .shape = CT_BODY_MESH,
-                                    .friction = 0.5f,
-                                    .position = {-1.0f, 0.0f, -1.0f}};
-    assert_int_equal(physics__bodies_add_mesh(&s->bodies, (ct_entity_t){ROUGH}, &d, m), 0);
-}
-
-typedef struct board_rest {
-    float fastest;      /* rad/s, the board's fastest turn after its first 0.5 s */
-    float spin, speed;  /* at the end */
-    physics__v3 end;
-    uint32_t hits;      /* steps whose sweeps moved the board back */
-    uint64_t hash;
-} board_rest;
-
-/* A board (1 x 0.02 x 0.3 m, 2 kg, friction 0.5) dropped flat, turned by yaw about y, with its
- * centre at (x, y, z), onto the rough mesh (on_mesh) or onto a static box 0.3 m wide and 0.4 m
- * high standing on the floor (a pedestal the board overhangs, which it lands on tilted by `tilt`
- * rad about its long axis and rocks on before it settles), for 6 s with sleeping on. */
-static board_rest drop_board(bool on_mesh, float x, float y, float z, float yaw, float tilt,
-                             physics__pool with)
-{
-    physics__scene s;
-    physics__scene_init(&s, &alloc.base);
-    s.pool = with;
-    const ct_rigid_body_desc_t floor = {.kind = CT_BODY_STATIC,
-                                        .shape = CT_BODY_BOX,
-                                        .half_extents = {5.0f, 0.5f, 5.0f},
-                                        .friction = 0.5f,
-                                        .position = {0.0f, -1.0f, 0.0f}};
-    add(&s, GROUND, floor);
-    if (on_mesh) {
-        rough_mesh(&s);
-    } else {
-        const ct_rigid_body_desc_t pedestal = {.kind = CT_BODY_STATIC,
-                                               .shape = CT_BODY_BOX,
-                                               .half_extents = {0.15f, 0.2f, 0.15f},
-                                               .friction = 0.5f,
-                                               .position = {0.0f, -0.3f, 0.0f}};
-        add(&s, PEDESTAL, pedestal);
-    }
-    /* yaw about y, then tilt about the board's long (x) axis */
-    const physics__quat q = quat_mul((physics__quat){0.0f, sinf(0.5f * yaw), 0.0f, cosf(0.5f * yaw)},
-                                     (physics__quat){sinf(0.5f * tilt), 0.0f, 0.0f, cosf(0.5f * tilt)});
-    const ct_rigid_body_desc_t board = {.kind = CT_BODY_DYNAMIC,
-                                        .shape = CT_BODY_BOX,
-                                        .half_extents = {0.5f, 0.01f, 0.15f},
-                                        .mass = 2.0f,
-                                        .friction = 0.5f,
-                                        .position = {x, y, z},
-                                        .rotation = {q.x, q.y, q.z, q.w}};
-    add(&s, BOARD, board);
-    board_rest r = {0};
-    for (int step = 0; step < 360; step++) {
-        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
-        const uint32_t i = at(&s, BOARD);
-        r.spin = v3_len(s.bodies.angular[i]);
-        if (step >= 30)
-            r.fastest = f_max(r.fastest, r.spin);
-        r.hits += s.ccd.hits;
-    }
-    const uint32_t i = at(&s, BOARD);
-    r.speed = v3_len(s.bodies.velocity[i]);
-    r.end = s.bodies.position[i];
-    r.hash = physics__state_hash(&s, NULL, NULL);
-    physics__scene_free(&s);
-    return r;
-}
-
 static void test_a_body_swept_after_its_own_sweep_still_turns(void **state)
 {
     (void)state;
@@ -1082,175 +997,6 @@ static void test_a_body_swept_after_its_own_sweep_still_turns(void **state)
     assert_same_v(with_post.ball_v, alone.ball_v, 0.0f);
 }
 
-/* Thin boards dropped from 0.2 to 0.3 m onto the rough mesh at four spots and turns, and onto a
- * pedestal they overhang, landing tilted (a 2 cm board is swept by the continuous collision in
- * most steps it moves: 0.3 m/s is fast for it): each comes to rest within 6 s (under 0.05 rad/s
- * and 1 cm/s; asleep), its fastest turn after the first 0.5 s under 5 rad/s, and lies where it
- * landed: on the mesh (its centre above y = -0.1, the floor being at -0.5) or on the pedestal
- * (above y = -0.1) or beside it on the floor. A sweep rule that counts a step as a miss when the
- * two move apart along the manifold's normal is wrong for a mesh, whose triangles lean other
- * ways than the one measured: the board sank into the next triangle each step, and the solver's
- * push out of it rocked the board for ever (session 11's early-miss rule; on the bunny a board
- * was thrown up 12 cm at 15.5 rad/s). The same bits on two threads. */
-static void test_thin_boards_come_to_rest(void **state)
-{
-    (void)state;
-    static const float drops[6][5] = {
-        /* on_mesh, x, z, yaw, tilt */
-        {1, 0.009f, 0.242f, 2.501f, -0.242f}, {1, 0.05f, -0.253f, 2.508f, -0.078f},
-        {1, -0.145f, 0.078f, 0.268f, -0.128f}, {1, 0.243f, -0.112f, 1.727f, 0.106f},
-        {0, 0.0f, 0.0f, 0.3f, 0.15f},          {0, 0.05f, -0.02f, 1.2f, -0.3f},
-    };
-    for (int k = 0; k < 6; k++) {
-        const bool on_mesh = drops[k][0] != 0.0f;
-        const float y = on_mesh ? 0.3f : -0.1f + 0.2f;
-        const board_rest r = drop_board(on_mesh, drops[k][1], y, drops[k][2], drops[k][3],
-                                        drops[k][4], pool);
-        print_message("board %d (%s): fastest turn %.3f rad/s, at the end %.4f rad/s, %.4f m/s, "
-                      "at %.3f %.3f %.3f, %u sweeps hit, hash 0x%016llx\n",
-                      k, on_mesh ? "mesh" : "pedestal", (double)r.fastest, (double)r.spin,
-                      (double)r.speed, (double)r.end.x, (double)r.end.y, (double)r.end.z, r.hits,
-                      (unsigned long long)r.hash);
-        assert_true(r.fastest < 5.0f);
-        assert_true(r.spin < 0.05f && r.speed < 0.01f);
-        if (on_mesh)
-            assert_true(r.end.y > -0.1f);
-        else
-            assert_true(r.end.y > -0.1f || r.end.y < -0.45f);
-        const board_rest two = drop_board(on_mesh, drops[k][1], y, drops[k][2], drops[k][3],
-                                          drops[k][4], two_threads);
-        assert_true(two.hash == r.hash);
-    }
-}
-
-/* ---- a step that ends touching what the body passed through ---- */
-
-/* A ball (radius 0.125) 0.5 m in front of a static slab 0.4 m thick (x in [-0.2, 0.2]), moved by
- * "the solver" (set by hand between physics__ccd_begin and physics__ccd_end, as a collision in
- * the step can throw a body) to end_x, at the speed that takes it there in the step. Returns
- * where the sweeps leave its centre, and how many of them hit. */
-static float sweep_ball_to(float end_x, uint32_t *hits)
-{
-    physics__scene s;
-    physics__scene_init(&s, &alloc.base);
-    s.gravity = v3(0, 0, 0);
-    const ct_rigid_body_desc_t slab = {.kind = CT_BODY_STATIC,
-                                       .shape = CT_BODY_BOX,
-                                       .half_extents = {0.2f, 2.0f, 2.0f},
-                                       .friction = 0.5f};
-    add(&s, WALL, slab);
-    const ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC,
-                                    .shape = CT_BODY_SPHERE,
-                                    .radius = 0.125f,
-                                    .mass = 1.0f,
-                                    .friction = 0.5f,
-                                    .position = {-0.825f, 0.3f, 0.1f}};
-    add(&s, BULLET, d);
-    run(&s, 1);
-    const float dt = 1.0f / 60.0f;
-    assert_int_equal(physics__ccd_begin(&s), 0);
-    const uint32_t i = at(&s, BULLET);
-    const physics__v3 start = s.bodies.position[i];
-    s.bodies.position[i] = v3(end_x, start.y, start.z);
-    s.bodies.velocity[i] = v3((end_x - start.x) / dt, 0.0f, 0.0f);
-    physics__bodies_extent(&s.bodies, i);
-    assert_int_equal(physics__ccd_end(&s, dt), 0);
-    *hits = s.ccd.hits;
-    const float x = s.bodies.position[at(&s, BULLET)].x;
-    physics__scene_free(&s);
-    return x;
-}
-
-/* A body that ends its step touching a wall is let be there only when it touches the side it came
- * from (the solver stopped it against that face). Ending it touching the far face, 1 mm into it,
- * is having gone through the slab in the step: the sweep stops it in front (before, the touch
- * was taken for the solver's stop and the ball stayed behind the slab; in bench jolt_high_speed a
- * capsule that a collision threw into a wall left the box so). */
-static void test_touching_the_far_side_is_a_hit(void **state)
-{
-    (void)state;
-    uint32_t hits = 0;
-    /* ends 1 mm into the near face (x = -0.2): the solver's stop, no hit */
-    float x = sweep_ball_to(-0.2f - 0.125f + 0.001f, &hits);
-    print_message("ends touching the near face: x %.4f, %u hits\n", (double)x, hits);
-    assert_int_equal(hits, 0);
-    assert_float_equal(x, -0.324f, 1e-6f);
-    /* ends 1 mm into the far face (x = 0.2): through the slab, stopped in front */
-    x = sweep_ball_to(0.2f + 0.125f - 0.001f, &hits);
-    print_message("ends touching the far face: x %.4f, %u hits\n", (double)x, hits);
-    assert_int_equal(hits, 1);
-    assert_true(x < -0.2f - 0.125f);
-    assert_true(x > -0.2f - 0.125f - 0.01f);
-}
-
-/* ---- compounds: each pair of parts by its own axis ---- */
-
-/* Jolt's HighSpeed compound (a capsule of radius 0.125 and half height 0.5 whose centre is 0.5 m
- * up, and a box of half extents 0.5 x 0.125 x 0.125 0.5 m along x; 1 kg) fired at 250 m/s from
- * x = -3 at the 2 cm wall, turned and spinning about each axis in turn at up to 300 rad/s, as the
- * scene's compounds do after a few bounces: the sweep advances by the pair of parts that allows
- * the least (the least pair's axis bounds nothing of the other pair, which turns towards the wall
- * about another axis), and none passes. Pinned: the steps whose sweeps hit, 22 (20 when the
- * least pair's axis bounded the whole step; the speculative contacts alone stop these too, so
- * what is checked is the sweeps' own count); the same on two threads. */
-static uint32_t compound_shots(physics__pool with, uint32_t *passed)
-{
-    physics__scene s;
-    physics__scene_init(&s, &alloc.base);
-    s.pool = with;
-    s.gravity = v3(0, 0, 0);
-    wall(&s, 0.5f);
-    const ct_compound_child_t parts[2] = {{.shape = CT_BODY_CAPSULE,
-                                           .radius = 0.125f,
-                                           .half_height = 0.5f,
-                                           .position = {0.0f, 0.5f, 0.0f}},
-                                          {.shape = CT_BODY_BOX,
-                                           .half_extents = {0.5f, 0.125f, 0.125f},
-                                           .position = {0.5f, 0.0f, 0.0f}}};
-    for (uint32_t k = 0; k < 12; k++) {
-        physics__compound *c = NULL;
-        char why[128];
-        assert_null(physics__compound_build(&alloc.base, parts, 2, &c, why, sizeof why));
-        const float spin = 100.0f * (float)(1 + k % 3);
-        const float a = 0.4f * (float)k;
-        const ct_rigid_body_desc_t d = {
-            .kind = CT_BODY_DYNAMIC,
-            .shape = CT_BODY_COMPOUND,
-            .mass = 1.0f,
-            .friction = 0.5f,
-            .position = {-3.0f - 0.37f * (float)k, -1.5f + 0.27f * (float)k, 1.2f - 0.2f * (float)k},
-            .rotation = {sinf(a) * 0.6f, sinf(a) * 0.8f, 0.0f, cosf(a)},
-            .velocity = {250.0f, 0.0f, 0.0f},
-            .angular_velocity = {k % 3 == 0 ? spin : 0.0f, k % 3 == 1 ? spin : 0.0f,
-                                 k % 3 == 2 ? spin : 0.0f}};
-        assert_int_equal(physics__bodies_add_compound(&s.bodies, (ct_entity_t){BULLET + k}, &d, c),
-                         0);
-    }
-    uint32_t hits = 0;
-    *passed = 0;
-    for (int step = 0; step < 30; step++) {
-        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
-        hits += s.ccd.hits;
-    }
-    for (uint32_t k = 0; k < 12; k++)
-        *passed += s.bodies.position[at(&s, BULLET + k)].x > 0.0f;
-    physics__scene_free(&s);
-    return hits;
-}
-
-static void test_spinning_compounds_never_pass(void **state)
-{
-    (void)state;
-    uint32_t passed = 0, passed2 = 0;
-    const uint32_t hits = compound_shots(pool, &passed);
-    const uint32_t hits2 = compound_shots(two_threads, &passed2);
-    print_message("compounds: %u of 12 passed, %u sweeps hit\n", passed, hits);
-    assert_int_equal(passed, 0);
-    assert_int_equal(passed2, 0);
-    assert_int_equal(hits, 22);
-    assert_int_equal(hits2, hits);
-}
-
 int main(void)
 {
     if (physics_fixture_start())
@@ -1268,9 +1014,6 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_bullet_pushes_a_sleeping_box, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_body_swept_after_its_own_sweep_still_turns, setup,
                                         teardown),
-        cmocka_unit_test_setup_teardown(test_thin_boards_come_to_rest, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_touching_the_far_side_is_a_hit, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_spinning_compounds_never_pass, setup, teardown),
     };
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);
     physics_fixture_stop();
