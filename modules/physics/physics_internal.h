@@ -595,8 +595,12 @@ bool physics__distance_from(const physics__bodies *b, uint32_t i, uint32_t j, fl
                             float far, physics__v3 hint, const physics__closing *closing,
                             float *step, float *gap, physics__v3 *normal);
 /* The most manifolds one pair has: a body on a mesh gets one for each way the triangles it
- * touches face (a crease, a ridge, a peak; physics_mesh.c), every other pair one. */
-#define PHYSICS_MESH_MANIFOLDS 4u
+ * touches face (a crease, a ridge, a peak; physics_mesh.c), every other pair one. Past this many
+ * ways the shallowest are dropped: with 4, a 1 m board across a ridge of the scanned bunny
+ * (test_physics_mesh_level's swept board 0) touched 5 or more, the deepest 4 were a steep flank
+ * its end had dug into and the faces it rested on were dropped; it sank 3 mm, was pushed back
+ * out, and rocked at 0.2 to 0.4 rad/s for as long as it ran. */
+#define PHYSICS_MESH_MANIFOLDS 6u
 /* The manifolds of bodies i and j into out[0 .. max) (max >= 1): how many were made, each with
  * points, deepest first (out[0] has no points when none was; the rest are not written past the
  * made ones). Only a pair with a mesh has more than one (a compound's: its children's), and
@@ -1236,6 +1240,8 @@ void physics__rigid_free(physics__scene *s);
 #define PHYSICS_WIDE_WARM 0
 #define PHYSICS_WIDE_PUSH 1
 #define PHYSICS_WIDE_RELAX 2
+/* A relaxing pass over the normals alone, the colours last to first (the end of a step). */
+#define PHYSICS_WIDE_SETTLE 3
 int physics__rigid_wide_reserve(physics__scene *s, uint32_t n);
 void physics__rigid_wide_colour(physics__scene *s, const physics__keyed_pair *order, uint32_t m,
                                 uint32_t n);
@@ -1245,15 +1251,26 @@ int physics__rigid_wide_prepare(physics__scene *s);
 #define PHYSICS_WIDE_OVERFLOW 0x80000000u
 void physics__rigid_wide_lane(physics__rigid *r, uint32_t ci, const physics__rigid_contact *c);
 void physics__rigid_wide_seal(physics__scene *s);
-void physics__rigid_wide_pass(physics__scene *s, int mode, float inv_h, bool reverse);
+void physics__rigid_wide_pass(physics__scene *s, int mode, float inv_h, uint32_t order);
 void physics__rigid_wide_finish(physics__scene *s);
 void physics__rigid_wide_free(physics__scene *s);
 /* One contact, one by one (physics_rigid.c): its warm start, and one pass. */
 void physics__rigid_warm_contact(const physics__rigid_contact *c, physics__rigid_body *A,
                                  physics__rigid_body *B);
 void physics__rigid_solve_contact(physics__rigid_contact *c, physics__rigid_body *A,
-                                  physics__rigid_body *B, float inv_h, bool use_bias,
-                                  bool reverse);
+                                  physics__rigid_body *B, float inv_h, int mode, uint32_t order);
+/* The point a resting manifold of `count` points solves `at`-th in a substep of point order
+ * `order` (0 to 3, physics__rigid_step): bit 0 turns the order round, bit 1 starts from point 2.
+ * Over four substeps each point of a four-point face comes first, second, third and last once.
+ * (Fewer points: the same orders with the missing points left out, so a block of four lanes,
+ * physics_rigid_wide.c, going through its largest count gives each lane the order its contact
+ * alone would have.) */
+static inline uint32_t physics__rigid_point_at(uint32_t order, uint32_t count, uint32_t at)
+{
+    const uint32_t start = order & 2u && count > 2u ? 2u : 0u;
+    const uint32_t k = start + (order & 1u ? count - 1u - at : at);
+    return k < count ? k : k - count;
+}
 
 /* Continuous collision (physics_ccd.c): the step's start poses, then after the step the fast
  * bodies swept from them against the fixed grid (see the file). 0 or CT_ERR_NOMEM. */

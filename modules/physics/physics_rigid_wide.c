@@ -128,10 +128,14 @@ static void wide__warm_block(physics__rigid_block *k, physics__rigid_body *body)
     wide__store(&x, body, k);
 }
 
-/* One pass of one block (as rigid__solve_contact). */
-static void wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_h,
-                              bool use_bias, bool reverse)
+/* One pass of one block (as physics__rigid_solve_contact): mode PHYSICS_WIDE_PUSH, _RELAX or
+ * _SETTLE (the normals alone). Inlined into wide__range once per mode, so that each pass keeps
+ * only its own arithmetic (a relaxing pass has no soft terms and no anchor). */
+static inline __attribute__((always_inline)) void
+wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_h, int mode,
+                  uint32_t order)
 {
+    const bool use_bias = mode == PHYSICS_WIDE_PUSH;
     const f32x4 zero = f32x4_splat(0.0f), one = f32x4_splat(1.0f);
     wide__bodies x;
     wide__load(&x, body, k);
@@ -141,7 +145,7 @@ static void wide__solve_block(physics__rigid_block *k, physics__rigid_body *body
                dqb = wide__gather(body, k->b, offsetof(physics__rigid_body, dq));
     const v3x4 n = w3_load(&k->normal);
     const f32x4 moved = v3x4_dot(v3x4_sub(dpb, dpa), n);
-    /* The soft contact's terms when pushing, the rigid ones when relaxing. */
+    /* The soft contact's terms (when pushing). */
     const f32x4 rate =
         use_bias ? f32x4_mul(f32x4_load(k->mass_scale), f32x4_load(k->bias_rate)) : zero;
     const f32x4 soft_mass = use_bias ? f32x4_load(k->mass_scale) : one;
@@ -154,32 +158,47 @@ static void wide__solve_block(physics__rigid_block *k, physics__rigid_body *body
     for (uint32_t pass = 0; pass < k->passes; pass++) {
         for (uint32_t at = 0; at < k->count; at++) {
             /* (a lane of fewer points has rows that push nothing past its last) */
-            wide__point *p = &k->p[reverse && k->passes == 1u ? k->count - 1u - at : at];
+            wide__point *p =
+                &k->p[k->passes == 1u ? physics__rigid_point_at(order, k->count, at) : at];
             const v3x4 ca = w3_load(&p->n.ca), cb = w3_load(&p->n.cb);
             const f32x4 sep =
                 f32x4_sub(f32x4_add(f32x4_add(f32x4_load(p->sep), moved), v3x4_dot(dqb, cb)),
                           v3x4_dot(dqa, ca));
             const mask32x4 apart = f32x4_greater(sep, zero);
-            const f32x4 soft_bias = use_bias ? f32x4_max(f32x4_mul(rate, sep), most_push) : zero;
-            const f32x4 bias = f32x4_pick(apart, f32x4_mul(sep, vinv_h), soft_bias);
-            const f32x4 ms = f32x4_pick(apart, one, soft_mass);
-            const f32x4 is = f32x4_pick(apart, zero, soft_impulse);
             const f32x4 vn =
                 f32x4_sub(f32x4_add(v3x4_dot(v3x4_sub(x.vb, x.va), n), v3x4_dot(x.wb, cb)),
                           v3x4_dot(x.wa, ca));
             const f32x4 old = f32x4_load(p->n.j);
-            f32x4 j =
-                f32x4_max(f32x4_sub(f32x4_sub(old, f32x4_mul(f32x4_load(p->mass),
-                                                             f32x4_add(f32x4_mul(ms, vn), bias))),
-                                    f32x4_mul(is, old)),
-                          zero);
+            f32x4 j;
+            if (use_bias) {
+                const f32x4 soft_bias = f32x4_max(f32x4_mul(rate, sep), most_push);
+                const f32x4 bias = f32x4_pick(apart, f32x4_mul(sep, vinv_h), soft_bias);
+                const f32x4 ms = f32x4_pick(apart, one, soft_mass);
+                const f32x4 is = f32x4_pick(apart, zero, soft_impulse);
+                j = f32x4_max(
+                    f32x4_sub(f32x4_sub(old, f32x4_mul(f32x4_load(p->mass),
+                                                       f32x4_add(f32x4_mul(ms, vn), bias))),
+                              f32x4_mul(is, old)),
+                    zero);
+            } else {
+                /* (the same with mass scale 1 and impulse scale 0: rigid, no push) */
+                const f32x4 bias = f32x4_pick(apart, f32x4_mul(sep, vinv_h), zero);
+                j = f32x4_max(
+                    f32x4_sub(old, f32x4_mul(f32x4_load(p->mass), f32x4_add(vn, bias))), zero);
+            }
             if (pass > 0)
                 j = f32x4_pick(impact, j, old);
+            if (mode == PHYSICS_WIDE_SETTLE) /* (resting points only) */
+                j = f32x4_pick(mask32x4_or(apart, impact), old, j);
             const f32x4 applied = f32x4_sub(j, old);
             f32x4_store(p->n.j, j);
             f32x4_store(p->max_jn, f32x4_max(f32x4_load(p->max_jn), applied));
             wide__push(&x, k, &p->n, n, applied);
         }
+    }
+    if (mode == PHYSICS_WIDE_SETTLE) {
+        wide__store(&x, body, k);
+        return;
     }
     for (uint32_t q = 0; q < k->count; q++) {
         const f32x4 j = f32x4_load(k->p[q].n.j);
@@ -562,8 +581,8 @@ typedef struct wide__job {
     physics__rigid *r;
     uint32_t first, last; /* blocks */
     float inv_h;
-    int mode;     /* PHYSICS_WIDE_WARM, _PUSH or _RELAX */
-    bool reverse; /* this substep's order of a resting manifold's points (physics_rigid.c) */
+    int mode;       /* PHYSICS_WIDE_WARM, _PUSH, _RELAX or _SETTLE */
+    uint32_t order; /* the order of a resting manifold's points (physics__rigid_point_at) */
 } wide__job;
 
 static void wide__range(void *user, uint32_t begin, uint32_t end)
@@ -573,12 +592,25 @@ static void wide__range(void *user, uint32_t begin, uint32_t end)
     uint32_t to = job->first + end * WIDE_SLICE;
     if (to > job->last)
         to = job->last;
-    for (uint32_t k = from; k < to; k++) {
-        if (job->mode == PHYSICS_WIDE_WARM)
-            wide__warm_block(&job->r->block[k], job->r->body);
-        else
-            wide__solve_block(&job->r->block[k], job->r->body, job->inv_h,
-                              job->mode == PHYSICS_WIDE_PUSH, job->reverse);
+    physics__rigid_block *block = job->r->block;
+    physics__rigid_body *body = job->r->body;
+    switch (job->mode) {
+    case PHYSICS_WIDE_WARM:
+        for (uint32_t k = from; k < to; k++)
+            wide__warm_block(&block[k], body);
+        break;
+    case PHYSICS_WIDE_PUSH:
+        for (uint32_t k = from; k < to; k++)
+            wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_PUSH, job->order);
+        break;
+    case PHYSICS_WIDE_RELAX:
+        for (uint32_t k = from; k < to; k++)
+            wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_RELAX, job->order);
+        break;
+    default:
+        for (uint32_t k = from; k < to; k++)
+            wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_SETTLE, job->order);
+        break;
     }
 }
 
@@ -595,26 +627,32 @@ static void wide__overflow_range(void *user, uint32_t begin, uint32_t end)
             physics__rigid_warm_contact(c, &r->body[c->a], &r->body[c->b]);
         else
             physics__rigid_solve_contact(c, &r->body[c->a], &r->body[c->b], job->inv_h,
-                                         job->mode == PHYSICS_WIDE_PUSH, job->reverse);
+                                         job->mode, job->order);
     }
 }
 
 /* The overflow first, then the colours in order, a stage each; a colour of fewer than
- * WIDE_POOLED blocks is one item (one thread). */
-void physics__rigid_wide_pass(physics__scene *s, int mode, float inv_h, bool reverse)
+ * WIDE_POOLED blocks is one item (one thread). PHYSICS_WIDE_SETTLE goes the other way: the colours
+ * last to first, then the overflow. */
+void physics__rigid_wide_pass(physics__scene *s, int mode, float inv_h, uint32_t order)
 {
     physics__rigid *r = &s->rigid;
-    if (r->num_overflow) {
-        const wide__job job = {r, 0, 0, inv_h, mode, reverse};
-        physics__stages_add(&r->stages, s->a, wide__overflow_range, (void *)&job, sizeof job, 1, 0);
-    }
-    for (uint32_t c = 0; c < r->num_colours; c++) {
+    const wide__job overflow = {r, 0, 0, inv_h, mode, order};
+    const bool back = mode == PHYSICS_WIDE_SETTLE;
+    if (r->num_overflow && !back)
+        physics__stages_add(&r->stages, s->a, wide__overflow_range, (void *)&overflow,
+                            sizeof overflow, 1, 0);
+    for (uint32_t at = 0; at < r->num_colours; at++) {
+        const uint32_t c = back ? r->num_colours - 1u - at : at;
         const uint32_t first = r->colour_start[c], last = r->colour_start[c + 1];
-        const wide__job job = {r, first, last, inv_h, mode, reverse};
+        const wide__job job = {r, first, last, inv_h, mode, order};
         physics__stages_add(&r->stages, s->a, wide__range, (void *)&job, sizeof job,
                             (last - first + WIDE_SLICE - 1) / WIDE_SLICE,
                             last - first >= WIDE_POOLED ? 1u : 0u);
     }
+    if (r->num_overflow && back)
+        physics__stages_add(&r->stages, s->a, wide__overflow_range, (void *)&overflow,
+                            sizeof overflow, 1, 0);
 }
 
 void physics__rigid_wide_finish(physics__scene *s)

@@ -194,8 +194,13 @@ static void test_box_into_wall_keeps_restitution(void **state)
                 /* Never through the wall, whose face is at x = -0.01. */
                 assert_true(r.max_x < -0.01f - d.half_extents[0] + 0.001f);
                 if (e == 0) {
+                    /* Restitution 0: it stays at the wall. No gravity holds it there: the plate
+                     * hit at 250 m/s turns and drifts off the wall at the 1 cm/s the velocity
+                     * check allows (1.1 cm/s since each face's points take turns coming first,
+                     * physics__rigid_point_at; it was 0.98 cm off after the 60 steps before), so
+                     * its centre is allowed 1.5 cm off flat against the wall. */
                     assert_float_equal(r.velocity.x, 0.0f, 0.02f);
-                    assert_float_equal(r.end.x, -0.01f - d.half_extents[0], 0.01f);
+                    assert_float_equal(r.end.x, -0.01f - d.half_extents[0], 0.015f);
                 } else {
                     assert_true(r.velocity.x < -0.99f * speeds[k]);
                     assert_true(r.velocity.x > -1.001f * speeds[k]);
@@ -352,8 +357,8 @@ static void test_bullets_never_pass_a_dynamic_plank(void **state)
     assert_int_equal(off[1], 6);
     assert_int_equal(hits[0], 34);
     assert_int_equal(hits[1], 45);
-    assert_true(hash[0] == 0x11ea432f7456e034ull);
-    assert_true(hash[1] == 0x579847c461a032a8ull);
+    assert_true(hash[0] == 0xfd8973411878ed5full);
+    assert_true(hash[1] == 0x3f1bfabf5c547bafull);
     for (int moving = 0; moving <= 1; moving++) {
         assert_int_equal(on[moving], 0);
         assert_int_equal(on2[moving], on[moving]);
@@ -380,10 +385,10 @@ static void test_room_of_bullets(void **state)
     print_message("room: %u escaped without sweeps, %u with (%u sweeps hit, %u of 120 steps' lists "
                   "from the step's grid), hash 0x%016llx\n",
                   off, on, hits, shared, (unsigned long long)hash);
-    assert_int_equal(off, 12);
+    assert_int_equal(off, 8);
     assert_int_equal(on, 0);
-    assert_int_equal(hits, 109);
-    assert_true(hash == 0x5b78e8e8d463e3dbull);
+    assert_int_equal(hits, 122);
+    assert_true(hash == 0xaca8bf854cf321c7ull);
     assert_int_equal(on2, on);
     assert_int_equal(hits2, hits);
     assert_true(hash2 == hash);
@@ -1190,10 +1195,15 @@ static void test_touching_the_far_side_is_a_hit(void **state)
  * x = -3 at the 2 cm wall, turned and spinning about each axis in turn at up to 300 rad/s, as the
  * scene's compounds do after a few bounces: the sweep advances by the pair of parts that allows
  * the least (the least pair's axis bounds nothing of the other pair, which turns towards the wall
- * about another axis), and none passes. Pinned: the steps whose sweeps hit, 21 (the speculative
- * contacts alone stop these too, so what is checked is the sweeps' own count); the same on two
- * threads. */
-static uint32_t compound_shots(physics__pool with, uint32_t *passed)
+ * about another axis), and none passes. The wall is 4 m square and the compounds knock each other
+ * about, so one may leave past its edge and end beyond it (with the solver of phys-pyrtop the
+ * fifth, bounced back and then knocked by another in the second step, leaves at 65 m/s downwards:
+ * its box is below the wall from the fourth step, its centre past x = 0 at y = -10 m): one passed
+ * the wall only if its centre crossed the wall's plane within the face widened by the body's half
+ * extents, the others went round it. Pinned: those that went round, 1, and the steps whose
+ * sweeps hit, 27 (the speculative contacts alone stop these too, so what is checked is the
+ * sweeps' own count); the same on two threads. */
+static uint32_t compound_shots(physics__pool with, uint32_t *passed, uint32_t *around)
 {
     physics__scene s;
     physics__scene_init(&s, &alloc.base);
@@ -1227,13 +1237,29 @@ static uint32_t compound_shots(physics__pool with, uint32_t *passed)
                          0);
     }
     uint32_t hits = 0;
-    *passed = 0;
+    *passed = *around = 0;
+    physics__v3 before[12];
+    for (uint32_t k = 0; k < 12; k++)
+        before[k] = s.bodies.position[at(&s, BULLET + k)];
     for (int step = 0; step < 30; step++) {
         assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
         hits += s.ccd.hits;
+        for (uint32_t k = 0; k < 12; k++) {
+            const uint32_t i = at(&s, BULLET + k);
+            const physics__v3 p = s.bodies.position[i], e = s.bodies.extent[i];
+            if (before[k].x < 0.0f && p.x >= 0.0f) {
+                /* where the centre's path in the step meets the plane x = 0 */
+                const float t = -before[k].x / (p.x - before[k].x);
+                const float y = before[k].y + t * (p.y - before[k].y);
+                const float z = before[k].z + t * (p.z - before[k].z);
+                if (fabsf(y) < 2.0f + e.y && fabsf(z) < 2.0f + e.z)
+                    (*passed)++;
+                else
+                    (*around)++;
+            }
+            before[k] = p;
+        }
     }
-    for (uint32_t k = 0; k < 12; k++)
-        *passed += s.bodies.position[at(&s, BULLET + k)].x > 0.0f;
     physics__scene_free(&s);
     return hits;
 }
@@ -1241,13 +1267,16 @@ static uint32_t compound_shots(physics__pool with, uint32_t *passed)
 static void test_spinning_compounds_never_pass(void **state)
 {
     (void)state;
-    uint32_t passed = 0, passed2 = 0;
-    const uint32_t hits = compound_shots(pool, &passed);
-    const uint32_t hits2 = compound_shots(two_threads, &passed2);
-    print_message("compounds: %u of 12 passed, %u sweeps hit\n", passed, hits);
+    uint32_t passed = 0, passed2 = 0, around = 0, around2 = 0;
+    const uint32_t hits = compound_shots(pool, &passed, &around);
+    const uint32_t hits2 = compound_shots(two_threads, &passed2, &around2);
+    print_message("compounds: %u of 12 passed, %u went round the wall, %u sweeps hit\n", passed,
+                  around, hits);
     assert_int_equal(passed, 0);
     assert_int_equal(passed2, 0);
-    assert_int_equal(hits, 21);
+    assert_int_equal(around, 1);
+    assert_int_equal(around2, around);
+    assert_int_equal(hits, 27);
     assert_int_equal(hits2, hits);
 }
 

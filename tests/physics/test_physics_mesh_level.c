@@ -160,6 +160,20 @@ static float bunny_top(float x, float z)
     return hit.point[1];
 }
 
+/* The highest point of the bunny under a board of half length u and half width w at (x, z),
+ * turned by yaw about y (5 x 3 rays from above that see only the bunny). */
+static float bunny_top_under(float x, float z, float yaw, float u, float w)
+{
+    float top = -INFINITY;
+    for (int a = -2; a <= 2; a++)
+        for (int c = -1; c <= 1; c++) {
+            const float du = 0.5f * u * (float)a, dw = w * (float)c;
+            top = fmaxf(top, bunny_top(x + cosf(yaw) * du + sinf(yaw) * dw,
+                                       z - sinf(yaw) * du + cosf(yaw) * dw));
+        }
+    return top;
+}
+
 /* A thin board (0.6 x 0.02 x 0.15 m, layer 2) dropped flat from 0.3 m over the bunny's back at
  * (-0.2, 0.1): after 5 s it is still on the bunny, its centre above the surface under it (a ray
  * from above that sees only the bunny). (It need not rest: a board this thin is swept by the
@@ -171,8 +185,8 @@ static void test_board_stays_on_the_bunny(void **state)
     const float x = -0.2f, z = 0.1f;
     ct_entity_t e[2];
     spawn_board("0.3 0.01 0.075", false, e);
-    const float top = bunny_top(x, z);
-    assert_true(top > 0.0f); /* the ray meets the bunny */
+    const float top = bunny_top_under(x, z, 0.0f, 0.3f, 0.075f);
+    assert_true(top > 0.0f); /* the rays meet the bunny */
     place_board(e[1], x, top + 0.3f, z, 0.0f);
     settle(300);
     float p[3], v[3];
@@ -209,13 +223,7 @@ static void test_swept_boards_gain_no_spin(void **state)
         ct_entity_t e[3];
         spawn_board("0.5 0.01 0.15", true, e);
         /* Its drop height: 0.3 m over the highest point of the bunny under it. */
-        float top = -INFINITY;
-        for (int a = -2; a <= 2; a++)
-            for (int c = -1; c <= 1; c++) {
-                const float u = 0.25f * (float)a, w = 0.15f * (float)c;
-                top = fmaxf(top, bunny_top(x + cosf(yaw) * u + sinf(yaw) * w,
-                                           z - sinf(yaw) * u + cosf(yaw) * w));
-            }
+        const float top = bunny_top_under(x, z, yaw, 0.5f, 0.15f);
         assert_true(top > 0.0f);
         place_board(e[1], x, top + 0.3f, z, yaw);
         float fastest = 0.0f, w[3] = {0}, v[3] = {0}, p[3];

@@ -114,6 +114,70 @@ static void test_crease_gives_two_manifolds(void **state)
     physics__scene_free(&s);
 }
 
+/* A board (1 x 0.02 x 0.3 m) lying on a floor, 1 mm into it, with five steep walls (70 degrees,
+ * each of its own way) around it, each 3 mm into an edge or corner of its underside: six ways in
+ * all, the floor the shallowest. Every way keeps its manifold, the floor's too. With four at most
+ * the four deepest walls were kept and the floor under the board dropped: a board across a ridge
+ * of the scanned bunny (test_physics_mesh_level's swept board 0) sank off the faces it rested on
+ * and rocked for good. */
+static void test_board_keeps_the_floor_among_many_ways(void **state)
+{
+    (void)state;
+    enum { WALLS = 5 };
+    float v[(4 + 3 * WALLS) * 3] = {-2, 0, -2, 2, 0, -2, 2, 0, 2, -2, 0, 2};
+    uint32_t ix[(2 + WALLS) * 3] = {0, 2, 1, 0, 3, 2};
+    static const float azimuth[WALLS] = {0.0f, 0.78539816f, 1.5707963f, 3.1415927f, 4.712389f};
+    for (uint32_t k = 0; k < WALLS; k++) {
+        const float c = cosf(azimuth[k]), sn = sinf(azimuth[k]);
+        /* Facing the board: n = (-0.94 c, 0.34, -0.94 s); along it h, up it u. */
+        const physics__v3 h = v3(-sn, 0, c), u = v3(0.34f * c, 0.94f, 0.34f * sn);
+        const float reach = 0.5f * fabsf(c) + 0.15f * fabsf(sn) - 0.003f;
+        const physics__v3 p0 = v3(reach * c, 0, reach * sn);
+        const physics__v3 corner[3] = {v3_sub(v3_sub(p0, h), v3_scale(u, 0.1f)),
+                                       v3_sub(v3_add(p0, h), v3_scale(u, 0.1f)),
+                                       v3_add(p0, v3_scale(u, 0.3f))};
+        for (uint32_t q = 0; q < 3; q++) {
+            v[3 * (4 + 3 * k + q)] = corner[q].x;
+            v[3 * (4 + 3 * k + q) + 1] = corner[q].y;
+            v[3 * (4 + 3 * k + q) + 2] = corner[q].z;
+        }
+        /* Wound so that its normal faces the board (counter-clockwise seen from there). */
+        ix[6 + 3 * k] = 4 + 3 * k;
+        ix[6 + 3 * k + 1] = 4 + 3 * k + 1;
+        ix[6 + 3 * k + 2] = 4 + 3 * k + 2;
+    }
+    physics__scene s;
+    scene_init(&s);
+    add_mesh(&s, 1, v, 4 + 3 * WALLS, ix, 2 + WALLS);
+    const ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC,
+                                    .shape = CT_BODY_BOX,
+                                    .mass = 1,
+                                    .half_extents = {0.5f, 0.01f, 0.15f},
+                                    .rotation = {0, 0, 0, 1},
+                                    .position = {0, 0.009f, 0}};
+    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){2}, &d), 0);
+    physics__manifold_out out[PHYSICS_MESH_MANIFOLDS];
+    const uint32_t made = physics__manifolds(&s.bodies, at(&s, 1), at(&s, 2), 0.02f, false, out,
+                                             PHYSICS_MESH_MANIFOLDS);
+    uint32_t floor = made;
+    for (uint32_t g = 0; g < made; g++) {
+        float least = INFINITY;
+        for (uint32_t q = 0; q < out[g].count; q++)
+            least = fminf(least, out[g].p[q].sep);
+        print_message("way %u: normal %.3f %.3f %.3f, %u points, deepest %.4f\n", g,
+                      (double)out[g].normal.x, (double)out[g].normal.y, (double)out[g].normal.z,
+                      out[g].count, (double)least);
+        if (out[g].normal.y > 0.999f)
+            floor = g;
+    }
+    assert_int_equal(made, 1 + WALLS);
+    assert_true(floor < made);
+    assert_int_equal(out[floor].count, 4); /* the board's underside */
+    for (uint32_t q = 0; q < 4; q++)
+        assert_true(fabsf(out[floor].p[q].sep + 0.001f) < 1e-4f);
+    physics__scene_free(&s);
+}
+
 /* Rollback with several contacts a pair: the cube dropped into the crease is saved as it lands
  * (two contacts of the one pair in the cache); restored, the next 60 steps give the state hashes
  * of the 60 that followed the save. A snapshot that names a pair's manifold the shapes no longer
@@ -499,6 +563,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_crease_gives_two_manifolds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cube_rests_in_a_crease, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_board_keeps_the_floor_among_many_ways, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_crease_snapshot_restores, setup, teardown),
         cmocka_unit_test_setup_teardown(test_early_outs_keep_the_margin, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sweep_separation_is_the_manifolds, setup, teardown),
