@@ -825,16 +825,29 @@ static int mesh__collide_triangle(void *user, uint32_t t)
  * into the other and back, and a board across a ridge was held by one side alone. What is left
  * past `max` clusters (faces of more ways than that under one body) is dropped, as the other ways
  * all were. */
-/* The collision of the body that is not the mesh (c->other) with mesh c->mesh, into c (its found
- * manifolds empty, their room `found` and `face`); *lo, *hi: the body's box in the mesh's frame,
- * grown by the margin. */
-static void mesh__begin(const physics__bodies *b, uint32_t mi, uint32_t oi, bool mesh_is_a,
-                        float margin, bool prefer_b, mesh__collide *c, physics__v3 *lo,
-                        physics__v3 *hi)
+/* One pair's search: its state, the room for the manifolds it finds, and the other body's box in
+ * the mesh's frame, grown by the margin (lo, hi). */
+typedef struct mesh__pair {
+    mesh__collide c;
+    physics__manifold_out found[MESH_MAX_FOUND];
+    bool face[MESH_MAX_FOUND];
+    physics__poly other_poly;
+    physics__v3 lo, hi;
+} mesh__pair;
+
+/* The collision of bodies i and j, one of them a mesh, into p (no manifolds found yet); false
+ * when both are meshes (both static: never a pair). */
+static bool mesh__begin(mesh__pair *p, const physics__bodies *b, uint32_t i, uint32_t j,
+                        float margin, bool prefer_b)
 {
+    const bool mesh_is_a = b->shape[i] == CT_BODY_MESH;
+    const uint32_t mi = mesh_is_a ? i : j, oi = mesh_is_a ? j : i;
+    if (b->shape[oi] == CT_BODY_MESH)
+        return false;
+    mesh__collide *c = &p->c;
     *c = (mesh__collide){.b = b,
-                         .face = c->face,
-                         .other_poly = c->other_poly,
+                         .face = p->face,
+                         .other_poly = &p->other_poly,
                          .mesh = mi,
                          .other = oi,
                          .mesh_is_a = mesh_is_a,
@@ -843,7 +856,7 @@ static void mesh__begin(const physics__bodies *b, uint32_t mi, uint32_t oi, bool
                          .centre = b->position[oi],
                          .depth = INFINITY,
                          .depth_tri = UINT32_MAX,
-                         .found = c->found};
+                         .found = p->found};
     const uint8_t so = b->shape[oi];
     c->poly = so == CT_BODY_BOX || so == CT_BODY_HULL;
     c->reach = v3_len(b->extent[oi]);
@@ -870,23 +883,26 @@ static void mesh__begin(const physics__bodies *b, uint32_t mi, uint32_t oi, bool
                   fabsf(ax.z) + fabsf(ay.z) + fabsf(az.z));
     }
     half = v3_add(half, v3(margin, margin, margin));
-    *lo = v3_sub(centre, half), *hi = v3_add(centre, half);
+    p->lo = v3_sub(centre, half), p->hi = v3_add(centre, half);
+    return true;
 }
 
-/* fn for each triangle of body oi's mesh mi whose box meets [lo, hi]: from the body's list of
- * the triangles near it (its slot, unless this is no body of the world, a compound's child or a
- * cast shape posed past the last body, or another thread has it), else by walking the tree. */
-static void mesh__walk(const physics__bodies *b, uint32_t mi, uint32_t oi, physics__v3 lo,
-                       physics__v3 hi, mesh__visit_f fn, void *user)
+/* fn for each triangle of the pair's mesh whose box meets the other body's (p->lo, p->hi): from
+ * the body's list of the triangles near it (its slot, unless this is no body of the world, a
+ * compound's child or a cast shape posed past the last body, or another thread has it), else by
+ * walking the tree. */
+static void mesh__walk(const mesh__pair *p, mesh__visit_f fn, void *user)
 {
-    const physics__mesh *mesh = b->mesh[mi];
+    const physics__bodies *b = p->c.b;
+    const uint32_t oi = p->c.other;
+    const physics__mesh *mesh = b->mesh[p->c.mesh];
     physics__mesh_near *near =
         oi < b->n && oi < b->num_near && mesh->serial ? &b->near[oi] : NULL;
     if (near && !atomic_exchange_explicit(&near->busy, 1, memory_order_acquire)) {
-        mesh__visit_near(mesh, near, lo, hi, fn, user);
+        mesh__visit_near(mesh, near, p->lo, p->hi, fn, user);
         atomic_store_explicit(&near->busy, 0, memory_order_release);
     } else {
-        mesh__visit(mesh, lo, hi, fn, user);
+        mesh__visit(mesh, p->lo, p->hi, fn, user);
     }
 }
 
@@ -897,46 +913,41 @@ uint32_t physics__mesh_manifolds(const physics__bodies *b, uint32_t i, uint32_t 
         out[0].count = 0;
         out[0].normal = v3(0, 1, 0);
     }
-    const bool mesh_is_a = b->shape[i] == CT_BODY_MESH;
-    const uint32_t mi = mesh_is_a ? i : j, oi = mesh_is_a ? j : i;
-    if (!max || b->shape[oi] == CT_BODY_MESH)
-        return 0; /* two meshes are both static: never a pair */
-    physics__manifold_out found[MESH_MAX_FOUND];
-    bool face[MESH_MAX_FOUND];
-    physics__poly other_poly;
-    mesh__collide c = {.face = face, .other_poly = &other_poly, .found = found};
-    physics__v3 lo, hi;
-    mesh__begin(b, mi, oi, mesh_is_a, margin, prefer_b, &c, &lo, &hi);
-    mesh__walk(b, mi, oi, lo, hi, mesh__collide_triangle, &c);
-    if (!c.num_found)
+    mesh__pair p;
+    if (!max || !mesh__begin(&p, b, i, j, margin, prefer_b))
+        return 0;
+    mesh__walk(&p, mesh__collide_triangle, &p.c);
+    const mesh__collide *c = &p.c;
+    const physics__manifold_out *found = p.found;
+    if (!c->num_found)
         return 0;
     /* Each found manifold's deepest point, and the cluster it joined (MESH_MAX_FOUND: none). */
     float least[MESH_MAX_FOUND];
     uint8_t cluster[MESH_MAX_FOUND];
-    for (uint32_t k = 0; k < c.num_found; k++) {
+    for (uint32_t k = 0; k < c->num_found; k++) {
         least[k] = INFINITY;
-        for (uint32_t p = 0; p < found[k].count; p++)
-            least[k] = f_min(least[k], found[k].p[p].sep);
+        for (uint32_t q = 0; q < found[k].count; q++)
+            least[k] = f_min(least[k], found[k].p[q].sep);
         cluster[k] = MESH_MAX_FOUND;
     }
     const bool several = max > 1u;
     const float same_way = several ? MESH_CLUSTER_WAY : MESH_SAME_WAY;
     uint32_t made = 0;
-    for (uint32_t seed = c.num; made < max;) {
+    for (uint32_t seed = c->num; made < max;) {
         physics__manifold_out *m = &out[made];
         const physics__v3 n = found[seed].normal;
         physics__v3 mean = n;
         if (several) {
             mean = v3(0, 0, 0);
-            for (uint32_t k = 0; k < c.num_found; k++)
+            for (uint32_t k = 0; k < c->num_found; k++)
                 if (cluster[k] == MESH_MAX_FOUND &&
                     (k == seed || v3_dot(found[k].normal, n) >= same_way))
                     mean = v3_add(mean, found[k].normal);
             mean = v3_scale(mean, 1.0f / v3_len(mean));
         }
         m->count = 0;
-        m->normal = mesh_is_a ? mean : v3_scale(mean, -1.0f);
-        for (uint32_t k = 0; k < c.num_found; k++)
+        m->normal = c->mesh_is_a ? mean : v3_scale(mean, -1.0f);
+        for (uint32_t k = 0; k < c->num_found; k++)
             if (cluster[k] == MESH_MAX_FOUND &&
                 (k == seed || v3_dot(found[k].normal, n) >= same_way)) {
                 cluster[k] = (uint8_t)made;
@@ -949,8 +960,8 @@ uint32_t physics__mesh_manifolds(const physics__bodies *b, uint32_t i, uint32_t 
          * a mesh that another continues) joins a way or is dropped, as before there were several;
          * as a way of its own it kicked a box sliding along the seam of two floors up. */
         seed = MESH_MAX_FOUND;
-        for (uint32_t k = 0; k < c.num_found; k++)
-            if (cluster[k] == MESH_MAX_FOUND && face[k] &&
+        for (uint32_t k = 0; k < c->num_found; k++)
+            if (cluster[k] == MESH_MAX_FOUND && p.face[k] &&
                 (seed == MESH_MAX_FOUND || least[k] < least[seed]))
                 seed = k;
         if (seed == MESH_MAX_FOUND)
@@ -1007,31 +1018,26 @@ float physics__mesh_least(const physics__bodies *b, uint32_t i, uint32_t j, floa
                           physics__v3 *normal)
 {
     *normal = v3(0, 1, 0);
-    const bool mesh_is_a = b->shape[i] == CT_BODY_MESH;
-    const uint32_t mi = mesh_is_a ? i : j, oi = mesh_is_a ? j : i;
-    if (b->shape[oi] == CT_BODY_MESH)
+    mesh__pair p;
+    if (!mesh__begin(&p, b, i, j, margin, false))
         return INFINITY;
-    physics__manifold_out found[MESH_MAX_FOUND];
-    bool face[MESH_MAX_FOUND];
-    physics__poly other_poly;
-    mesh__collide c = {.face = face, .other_poly = &other_poly, .found = found};
-    physics__v3 lo, hi;
-    mesh__begin(b, mi, oi, mesh_is_a, margin, false, &c, &lo, &hi);
-    c.least = true;
+    mesh__collide *c = &p.c;
+    c->least = true;
     mesh__near_list l;
-    l.c = &c;
+    l.c = c;
     l.count = 0;
-    mesh__walk(b, mi, oi, lo, hi, mesh__gather, &l);
+    mesh__walk(&p, mesh__gather, &l);
     if (l.count == MESH_LEAST_MAX) {
-        mesh__walk(b, mi, oi, lo, hi, mesh__collide_triangle, &c);
+        mesh__walk(&p, mesh__collide_triangle, c);
     } else {
         for (uint32_t k = 0; k < l.count; k++)
-            mesh__collide_near(&c, l.tri[k], l.n[k], l.d[k], l.v0[k], l.gap[k]);
+            mesh__collide_near(c, l.tri[k], l.n[k], l.d[k], l.v0[k], l.gap[k]);
     }
-    if (!c.num_found)
+    if (!c->num_found)
         return INFINITY;
-    *normal = mesh_is_a ? found[c.num].normal : v3_scale(found[c.num].normal, -1.0f);
-    return c.depth;
+    const physics__v3 n = p.found[c->num].normal;
+    *normal = c->mesh_is_a ? n : v3_scale(n, -1.0f);
+    return c->depth;
 }
 
 /* ---- queries --------------------------------------------------------------------------------- */
