@@ -154,6 +154,7 @@
 #include "ct_heap.h"
 #include "base/jobs.h"
 #include "kernel.h"
+#include "physics_bullets.h"
 #include "physics_hull.h"
 #include "physics_internal.h"
 #include "plugins/registry.h"
@@ -995,10 +996,8 @@ static physics__v3 random_direction(void)
  * middles at +-50 m, restitution 1, friction 1) holding 5,000 bodies placed at random within
  * +-45 m, turned at random, each flying at 250 m/s in a random direction (friction 0.5..1,
  * restitution 0.9..1, density 1,000 as Jolt's default): in turn a ball of radius 0.5, a box of
- * half extents 0.25 x 0.5 x 0.5, and Jolt's compound: a capsule of radius 0.125 and half height
- * 0.5 whose centre is 0.5 m up the compound's y, and a box of half extents 0.5 x 0.125 x 0.125
- * 0.5 m along its x (with `compound` false, the capsule alone, which the scene had before we had
- * compounds). A compound's position is its centre of mass (Jolt places the compound's origin,
+ * half extents 0.25 x 0.5 x 0.5, and Jolt's compound (jolt_compound_parts; with `compound`
+ * false, its capsule alone, which the scene had before we had compounds). A compound's position is its centre of mass (Jolt places the compound's origin,
  * 0.35 m from it: at random as well). Gravity on, sleeping on, 60 Hz; Jolt's default damping
  * (0.05 linear and angular, bench_jolt_damping). */
 static void jolt_high_speed_scene(physics__scene *s, bool compound)
@@ -1054,13 +1053,8 @@ static void jolt_high_speed_scene(physics__scene *s, bool compound)
         d.restitution = frand(0.9f, 1.0f);
         v3_store(v3_scale(random_direction(), 250.0f), d.velocity);
         if (k % 3 == 2 && compound) {
-            const ct_compound_child_t parts[2] = {{.shape = CT_BODY_CAPSULE,
-                                                   .radius = 0.125f,
-                                                   .half_height = 0.5f,
-                                                   .position = {0.0f, 0.5f, 0.0f}},
-                                                  {.shape = CT_BODY_BOX,
-                                                   .half_extents = {0.5f, 0.125f, 0.125f},
-                                                   .position = {0.5f, 0.0f, 0.0f}}};
+            ct_compound_child_t parts[2];
+            jolt_compound_parts(parts);
             physics__compound *c = NULL;
             char why[128];
             if (physics__compound_build(s->a, parts, 2, &c, why, sizeof why)) {
