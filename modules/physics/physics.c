@@ -62,7 +62,9 @@ typedef enum vec_kind {
     VEC_FORCE,
     VEC_GRAVITY,
     VEC_SPIN,
-    VEC_TORQUE
+    VEC_TORQUE,
+    VEC_IMPULSE, /* a force's range, named as add_impulse_at's argument */
+    VEC_POINT    /* a position's range, named as the *_at calls' argument */
 } vec_kind;
 
 static const struct {
@@ -74,6 +76,8 @@ static const struct {
     [VEC_GRAVITY] = {"gravity", "each component within +-1e4 m/s^2"},
     [VEC_SPIN] = {"angular_velocity", "at most 1e3 rad/s"},
     [VEC_TORQUE] = {"torque", "each component within +-1e12 N m"},
+    [VEC_IMPULSE] = {"impulse", "each component within +-1e12 N s"},
+    [VEC_POINT] = {"point", "each coordinate within +-1e5 m"},
 };
 
 char physics__refusal[192];
@@ -84,14 +88,15 @@ static bool vec_ok(const float v[3], vec_kind kind, const char *what, ct_world_o
 {
     if (v) {
         const physics__v3 x = v3_load(v);
-        const bool ok = kind == VEC_POSITION   ? v3_within(x, CT_PHYSICS_MAX_POSITION)
-                        : kind == VEC_VELOCITY ? v3_speed_ok(x)
-                        : kind == VEC_FORCE    ? v3_within(x, CT_PHYSICS_MAX_FORCE)
-                        : kind == VEC_SPIN     ? v3_within(x, CT_PHYSICS_MAX_ANGULAR_SPEED) &&
-                                                 v3_dot(x, x) <= CT_PHYSICS_MAX_ANGULAR_SPEED *
-                                                                     CT_PHYSICS_MAX_ANGULAR_SPEED
-                        : kind == VEC_TORQUE ? v3_within(x, CT_PHYSICS_MAX_TORQUE)
-                                             : v3_within(x, CT_PHYSICS_MAX_GRAVITY);
+        const bool ok =
+            kind == VEC_POSITION || kind == VEC_POINT  ? v3_within(x, CT_PHYSICS_MAX_POSITION)
+            : kind == VEC_VELOCITY                     ? v3_speed_ok(x)
+            : kind == VEC_FORCE || kind == VEC_IMPULSE ? v3_within(x, CT_PHYSICS_MAX_FORCE)
+            : kind == VEC_SPIN
+                ? v3_within(x, CT_PHYSICS_MAX_ANGULAR_SPEED) &&
+                      v3_dot(x, x) <= CT_PHYSICS_MAX_ANGULAR_SPEED * CT_PHYSICS_MAX_ANGULAR_SPEED
+            : kind == VEC_TORQUE ? v3_within(x, CT_PHYSICS_MAX_TORQUE)
+                                 : v3_within(x, CT_PHYSICS_MAX_GRAVITY);
         if (ok)
             return true;
     }
@@ -592,11 +597,38 @@ static void gravity(ct_world_o *w, float out[3])
     v3_store(m ? m->scene.gravity : v3(0, 0, 0), out);
 }
 
+/* The questions a ray or sphere query cannot ask: a NULL or not finite origin or centre, a NULL,
+ * not finite or zero direction, a NaN or negative length, a not finite or negative radius. A ray
+ * from far outside the world, or of infinite length, is a question (it meets nothing there). */
+const char *physics__ray_error(const float o[3], const float d[3], float max_distance)
+{
+    if (!o || !v3_finite(v3_load(o)))
+        return !o ? "origin (NULL)" : "origin (NaN or infinite)";
+    if (!d || !v3_finite(v3_load(d)) || !(v3_len(v3_load(d)) > 0.0f))
+        return !d ? "direction (NULL)" : "direction (NaN, infinite or zero)";
+    return max_distance >= 0.0f ? NULL : "max_distance (NaN or negative)";
+}
+
+const char *physics__sphere_query_error(const float c[3], float r)
+{
+    if (!c || !v3_finite(v3_load(c)))
+        return !c ? "center (NULL)" : "center (NaN or infinite)";
+    return r >= 0.0f && isfinite(r) ? NULL : "radius (NaN, infinite or negative)";
+}
+
+/* A query that cannot be asked (`bad`, one of the errors above): logged naming the world. */
+static bool query_ok(const char *bad, const char *what, ct_world_o *w)
+{
+    if (bad)
+        PHYSICS_LOG(CT_LOG_ERROR, "%s: world %p: %s refused", what, (void *)w, bad);
+    return !bad;
+}
+
 static uint32_t overlap_sphere_masked(ct_world_o *w, const float c[3], float r, uint32_t mask,
                                       ct_entity_t *out, uint32_t max)
 {
     physics__body_manager *m = bodies_of(w, "overlap_sphere");
-    if (!m || !c || !v3_finite(v3_load(c)) || !(r >= 0.0f && isfinite(r)))
+    if (!m || !query_ok(physics__sphere_query_error(c, r), "overlap_sphere", w))
         return 0;
     return physics__scene_overlap_sphere(&m->scene, v3_load(c), r, mask, out, max);
 }
@@ -611,7 +643,7 @@ static bool raycast_masked(ct_world_o *w, const float o[3], const float d[3], fl
                            uint32_t mask, ct_physics_hit_t *out)
 {
     physics__body_manager *m = bodies_of(w, "raycast");
-    if (!m || !o || !d || !out || !v3_finite(v3_load(d)))
+    if (!m || !query_ok(out ? physics__ray_error(o, d, max_t) : "out (NULL)", "raycast", w))
         return false;
     return physics__scene_raycast(&m->scene, v3_load(o), v3_load(d), max_t, mask, out);
 }
@@ -782,14 +814,16 @@ static uint32_t awake_count(ct_world_o *w)
 /* ---- v4: rigid bodies ----------------------------------------------------------------------- */
 
 /* d placed at e's transform when it has one (its world position and rotation), else as it is;
- * false (logged) when that position is out of range. */
+ * false (logged as call `what`'s refusal) when that position is out of range. */
 static bool rigid_placed(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d,
-                         ct_rigid_body_desc_t *placed)
+                         ct_rigid_body_desc_t *placed, const char *what)
 {
     *placed = *d;
     float at[3], r[4];
     if (physics__m.transform->world_position(w, e, at)) {
-        if (!vec_ok(at, VEC_POSITION, "add_rigid_body: the transform's world position", w, e))
+        char call[64];
+        snprintf(call, sizeof call, "%s: the transform's world position", what);
+        if (!vec_ok(at, VEC_POSITION, call, w, e))
             return false;
         memcpy(placed->position, at, sizeof at);
         if (physics__m.transform->world_rotation(w, e, r) && isfinite(r[0]) && isfinite(r[1]) &&
@@ -800,27 +834,34 @@ static bool rigid_placed(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_
 }
 
 /* A body of a built shape (compound, mesh) for e: CT_ERR_CONFLICT when e has a body already,
- * CT_ERR_INVALID (logged) when its transform is out of range, else 0 with d placed. */
+ * CT_ERR_INVALID (logged as call `what`'s refusal) when its transform is out of range, else 0
+ * with d placed. */
 static int placed_new(physics__body_manager *m, ct_world_o *w, ct_entity_t e,
-                      const ct_rigid_body_desc_t *d, ct_rigid_body_desc_t *placed)
+                      const ct_rigid_body_desc_t *d, ct_rigid_body_desc_t *placed, const char *what)
 {
     if (physics__bodies_find(&m->scene.bodies, e) != UINT32_MAX)
         return CT_ERR_CONFLICT;
-    return rigid_placed(w, e, d, placed) ? 0 : CT_ERR_INVALID;
+    return rigid_placed(w, e, d, placed, what) ? 0 : CT_ERR_INVALID;
 }
 
-static int b_add_rigid(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d)
+/* add_rigid_body, and the calls that add a body of a desc they make (add_character): refusals
+ * are logged as call `what`'s, the one the game made. */
+static int rigid_add(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d, const char *what)
 {
-    physics__body_manager *m =
-        adding(w, e, d ? physics__rigid_desc_error(d) : "desc (NULL)", "add_rigid_body");
+    physics__body_manager *m = adding(w, e, d ? physics__rigid_desc_error(d) : "desc (NULL)", what);
     if (!m)
         return CT_ERR_INVALID;
     ct_rigid_body_desc_t placed;
-    if (!rigid_placed(w, e, d, &placed))
+    if (!rigid_placed(w, e, d, &placed, what))
         return CT_ERR_INVALID;
     const int err = physics__bodies_add_rigid(&m->scene.bodies, e, &placed);
     physics__scene_touched(&m->scene, m->scene.bodies.n - 1);
     return err;
+}
+
+static int b_add_rigid(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d)
+{
+    return rigid_add(w, e, d, "add_rigid_body");
 }
 
 static bool quat_ok(const float q[4], const char *what, ct_world_o *w, ct_entity_t e)
@@ -895,7 +936,7 @@ static int b_add_force_at(ct_world_o *w, ct_entity_t e, const float f[3], const 
     if (r.err)
         return r.err;
     if (!vec_ok(f, VEC_FORCE, "add_force_at", w, e) ||
-        !vec_ok(p, VEC_POSITION, "add_force_at", w, e) || !movable(r, "add_force_at", w, e))
+        !vec_ok(p, VEC_POINT, "add_force_at", w, e) || !movable(r, "add_force_at", w, e))
         return CT_ERR_INVALID;
     physics__bodies *b = r.b;
     const uint32_t i = r.i;
@@ -913,8 +954,8 @@ static int b_add_impulse_at(ct_world_o *w, ct_entity_t e, const float j[3], cons
         return r.err;
     physics__bodies *b = r.b;
     const uint32_t i = r.i;
-    if (!vec_ok(j, VEC_FORCE, "add_impulse_at", w, e) ||
-        !vec_ok(p, VEC_POSITION, "add_impulse_at", w, e))
+    if (!vec_ok(j, VEC_IMPULSE, "add_impulse_at", w, e) ||
+        !vec_ok(p, VEC_POINT, "add_impulse_at", w, e))
         return CT_ERR_INVALID;
     if (b->kind[i] != CT_BODY_DYNAMIC) {
         refuse("add_impulse_at", w, e, "only a dynamic body takes impulses");
@@ -975,7 +1016,7 @@ static int b_add_hull(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *
         return CT_ERR_INVALID;
     }
     ct_rigid_body_desc_t placed;
-    if (!rigid_placed(w, e, d, &placed)) {
+    if (!rigid_placed(w, e, d, &placed, "add_hull_body")) {
         ct_free(a, h, sizeof *h);
         return CT_ERR_INVALID;
     }
@@ -993,7 +1034,7 @@ static int b_add_compound(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc
     if (!m)
         return CT_ERR_INVALID;
     ct_rigid_body_desc_t placed;
-    const int taken = placed_new(m, w, e, d, &placed);
+    const int taken = placed_new(m, w, e, d, &placed, "add_compound_body");
     if (taken)
         return taken;
     physics__compound *c;
@@ -1026,7 +1067,7 @@ static int mesh_add(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d,
     if (!m)
         return CT_ERR_INVALID;
     ct_rigid_body_desc_t placed;
-    const int taken = placed_new(m, w, e, d, &placed);
+    const int taken = placed_new(m, w, e, d, &placed, what);
     if (taken)
         return taken;
     physics__mesh *mesh;
@@ -1197,8 +1238,10 @@ static int j_set_motor(ct_world_o *w, ct_physics_joint_t j, float speed, float m
                           ? "max_motor_force (within [0, 1e12])"
                           : NULL;
     if (bad) {
-        snprintf(physics__refusal, sizeof physics__refusal, "%s refused", bad);
-        PHYSICS_LOG(CT_LOG_ERROR, "set_joint_motor: world %p, joint %u: %s", (void *)w, j.id,
+        /* The entities as add_joint took them (the joint's eb is its a). */
+        snprintf(physics__refusal, sizeof physics__refusal, "entities %u and %u: %s refused", jt->eb,
+                 jt->ea, bad);
+        PHYSICS_LOG(CT_LOG_ERROR, "set_joint_motor: world %p, joint %u, %s", (void *)w, j.id,
                     physics__refusal);
         return CT_ERR_INVALID;
     }
@@ -1237,7 +1280,7 @@ static int c_add(ct_world_o *w, ct_entity_t e, const ct_character_desc_t *d)
                                        .locks = CT_BODY_LOCK_ROTATION};
     if (physics__bodies_find(&m->scene.bodies, e) != UINT32_MAX)
         return CT_ERR_CONFLICT;
-    int err = b_add_rigid(w, e, &body);
+    int err = rigid_add(w, e, &body, "add_character");
     if (err)
         return err;
     /* Upright whatever the transform says. */

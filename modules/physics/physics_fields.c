@@ -221,7 +221,9 @@ void physics__fields_apply(ct_world_o *w, physics__body_manager *bodies, float d
     for (uint32_t f = 0; f < m->n; f++) {
         field_t *field = &m->fields[f];
         float c[3];
-        if (!physics__m.transform->world_position(w, field->entity, c))
+        /* A field whose transform is not finite finds nothing, as before, and is not refused
+         * (logged) at every step. */
+        if (!physics__m.transform->world_position(w, field->entity, c) || !v3_finite(v3_load(c)))
             continue;
         uint32_t n =
             physics__api_v2.overlap_sphere(w, c, field->radius, scratch.bodies, FIELD_MAX_BODIES);

@@ -1494,6 +1494,10 @@ const char *physics__shape_cast_error(const ct_rigid_body_desc_t *shape, const f
                                       const float motion[3]);
 bool physics__shape_cast(ct_world_o *w, const ct_rigid_body_desc_t *shape, const float from[3],
                          const float motion[3], uint32_t mask, ct_physics_hit_t *out);
+/* What a ray (raycast) or a sphere query (overlap_sphere) cannot ask, named by its field (physics.c:
+ * "origin (NaN or infinite)"), or NULL: the C calls log it and find nothing, Lua raises it. */
+const char *physics__ray_error(const float o[3], const float d[3], float max_distance);
+const char *physics__sphere_query_error(const float c[3], float r);
 /* Shape tests shared by queries and tests. */
 bool physics__sphere_overlaps_body(const physics__bodies *b, uint32_t i, physics__v3 c, float r);
 float physics__ray_body(const physics__bodies *b, uint32_t i, physics__v3 o, physics__v3 d,

@@ -62,6 +62,9 @@ static int l_physics_overlap_sphere(lua_State *L)
     check__vec(L_API, L, 2, 3, c, "Physics.overlap_sphere");
     const float r = (float)check__number(L_API, L, 5, "Physics.overlap_sphere");
     const uint32_t mask = check_mask(L, 6, "Physics.overlap_sphere");
+    const char *bad = physics__sphere_query_error(c, r);
+    if (bad)
+        return L_API->error(L, "Physics.overlap_sphere: world %p: %s refused", (void *)w, bad);
     /* Most queries fit on the stack; a bigger answer is fetched again into one allocation. */
     enum { ON_STACK = 256 };
     ct_entity_t stack[ON_STACK];
@@ -92,6 +95,9 @@ static int l_physics_raycast(lua_State *L)
     ct_physics_hit_t hit;
     const float max_t = (float)check__number(L_API, L, 8, "Physics.raycast");
     const uint32_t mask = check_mask(L, 9, "Physics.raycast");
+    const char *bad = physics__ray_error(o, d, max_t);
+    if (bad)
+        return L_API->error(L, "Physics.raycast: world %p: %s refused", (void *)w, bad);
     if (!physics__api_v3.raycast_masked(w, o, d, max_t, mask, &hit)) {
         L_API->push_nil(L);
         return 1;
@@ -467,12 +473,13 @@ static ct_physics_joint_t check_joint(lua_State *L, int idx, const char *fn)
     return (ct_physics_joint_t){(uint32_t)v};
 }
 
-static int joint_result(lua_State *L, int err, const char *fn, ct_physics_joint_t j)
+static int joint_result(lua_State *L, ct_world_o *w, int err, const char *fn, ct_physics_joint_t j)
 {
     if (err == CT_ERR_NOT_FOUND)
-        return L_API->error(L, "%s: joint %u is not in this world (removed?)", fn, j.id);
+        return L_API->error(L, "%s: world %p: joint %u is not in this world (removed?)", fn,
+                            (void *)w, j.id);
     if (err)
-        return L_API->error(L, "%s: joint %u: %s", fn, j.id, physics__refusal);
+        return L_API->error(L, "%s: world %p, joint %u, %s", fn, (void *)w, j.id, physics__refusal);
     return 0;
 }
 
@@ -480,7 +487,7 @@ static int l_physics_remove_joint(lua_State *L)
 {
     ct_world_o *w = check__world(L_API, L, 1, "Physics.remove_joint", NULL);
     const ct_physics_joint_t j = check_joint(L, 2, "Physics.remove_joint");
-    return joint_result(L, physics__api_v4.remove_joint(w, j), "Physics.remove_joint", j);
+    return joint_result(L, w, physics__api_v4.remove_joint(w, j), "Physics.remove_joint", j);
 }
 
 /* Physics.joint_force(world, j) -> fx, fy, fz, tx, ty, tz (on b's body) */
@@ -489,7 +496,7 @@ static int l_physics_joint_force(lua_State *L)
     ct_world_o *w = check__world(L_API, L, 1, "Physics.joint_force", NULL);
     const ct_physics_joint_t j = check_joint(L, 2, "Physics.joint_force");
     float f[3], t[3];
-    joint_result(L, physics__api_v4.joint_force(w, j, f, t), "Physics.joint_force", j);
+    joint_result(L, w, physics__api_v4.joint_force(w, j, f, t), "Physics.joint_force", j);
     push_vec3(L, f);
     return push_vec3(L, t) + 3;
 }
@@ -499,7 +506,7 @@ static int l_physics_joint_value(lua_State *L)
     ct_world_o *w = check__world(L_API, L, 1, "Physics.joint_value", NULL);
     const ct_physics_joint_t j = check_joint(L, 2, "Physics.joint_value");
     float v;
-    joint_result(L, physics__api_v4.joint_value(w, j, &v), "Physics.joint_value", j);
+    joint_result(L, w, physics__api_v4.joint_value(w, j, &v), "Physics.joint_value", j);
     L_API->push_number(L, v);
     return 1;
 }
@@ -511,7 +518,7 @@ static int l_physics_set_joint_motor(lua_State *L)
     ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
     const ct_physics_joint_t j = check_joint(L, 2, fn);
     const float speed = check__finite(L_API, L, 3, fn), most = check__finite(L_API, L, 4, fn);
-    return joint_result(L, physics__api_v4.set_joint_motor(w, j, speed, most), fn, j);
+    return joint_result(L, w, physics__api_v4.set_joint_motor(w, j, speed, most), fn, j);
 }
 
 /* Physics.joint_of(world, e) -> the joint e's "joint" component made (a level's or unit's), or

@@ -947,6 +947,184 @@ static void test_compound_pile_is_bounded(void **state)
     t->entity->destroy_batch(e, N);
 }
 
+/* ---- refusals that named the wrong call or field, or none ------------------------------------ */
+
+/* The log holds "<what>: world <w>" and each of words ('|' between them); else the test fails. */
+static void expect_logged(const char *what, ct_world_o *w, const char *words)
+{
+    char head[128];
+    snprintf(head, sizeof head, "%s: world %p", what, (void *)w);
+    if (!strstr(captured, head))
+        fail_msg("'%s' does not hold '%s'", captured, head);
+    char copy[256];
+    snprintf(copy, sizeof copy, "%s", words);
+    for (char *word = strtok(copy, "|"); word; word = strtok(NULL, "|"))
+        if (!strstr(captured, word))
+            fail_msg("'%s' does not name '%s'", captured, word);
+    captured[0] = '\0';
+}
+
+/* Rays and sphere queries with a NULL, NaN or infinite origin or centre, a NaN, infinite or zero
+ * direction, a NaN or negative length, a NaN, infinite or negative radius: nothing is found and
+ * the log names the world and the field (before, they found nothing without a word, as if the
+ * world were empty there); Lua raises naming the same. A ray from far outside the world, or of
+ * infinite length, is still a question: the ball under it, or nothing, without a word. */
+static const char lua_bad_queries[] =
+    "function bad_queries(w)\n"
+    "  refused({bad_world, 'origin'}, Physics.raycast, w, 0 / 0, 5, 0, 0, -1, 0, 10)\n"
+    "  refused({bad_world, 'direction'}, Physics.raycast, w, 0, 5, 0, 0, 0, 0, 10)\n"
+    "  refused({bad_world, 'max_distance'}, Physics.raycast, w, 0, 5, 0, 0, -1, 0, 0 / 0)\n"
+    "  refused({bad_world, 'center'}, Physics.overlap_sphere, w, 0, 1 / 0, 0, 1)\n"
+    "  refused({bad_world, 'radius'}, Physics.overlap_sphere, w, 0, 0, 0, -1)\n"
+    "  assert(Physics.raycast(w, 0, 5, 0, 0, -1, 0, math.huge) ~= nil)\n"
+    "  assert(#Physics.overlap_sphere(w, 0, 0, 0, 1) == 1)\n"
+    "end\n";
+
+static void test_queries_refuse_nan_naming_world_field(void **state)
+{
+    (void)state;
+    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "bad_queries"});
+    const ct_rigid_body_desc_t ball = ball_desc(0, 0, 0, 0.5f);
+    const ct_entity_t e = physics_body(w, &ball);
+    const float nan3[3] = {NAN, 0, 0}, inf3[3] = {0, INFINITY, 0}, zero3[3] = {0, 0, 0};
+    const float above[3] = {0, 5, 0}, down[3] = {0, -1, 0}, far[3] = {0, 1e30f, 0};
+    static const struct {
+        int o, d; /* 0 NULL, 1 NaN, 2 infinite, 3 zero, 4 good */
+        float max;
+        const char *field;
+    } rays[] = {{0, 4, 10, "origin"},    {1, 4, 10, "origin"},        {2, 4, 10, "origin"},
+                {4, 0, 10, "direction"}, {4, 1, 10, "direction"},     {4, 2, 10, "direction"},
+                {4, 3, 10, "direction"}, {4, 4, NAN, "max_distance"}, {4, 4, -1, "max_distance"}};
+    const float *pick_o[5] = {NULL, nan3, inf3, zero3, above},
+                *pick_d[5] = {NULL, nan3, inf3, zero3, down};
+    ct_physics_hit_t hit;
+    captured[0] = '\0';
+    log__set_sink(capture, NULL);
+    for (size_t k = 0; k < sizeof rays / sizeof rays[0]; k++) {
+        assert_false(p4->raycast(w, pick_o[rays[k].o], pick_d[rays[k].d], rays[k].max, &hit));
+        expect_logged("raycast", w, rays[k].field);
+    }
+    static const struct {
+        int c;
+        float r;
+        const char *field;
+    } spheres[] = {{0, 1, "center"},   {1, 1, "center"},        {2, 1, "center"},
+                   {4, NAN, "radius"}, {4, INFINITY, "radius"}, {4, -1, "radius"}};
+    ct_entity_t found[2];
+    for (size_t k = 0; k < sizeof spheres / sizeof spheres[0]; k++) {
+        assert_int_equal(p4->overlap_sphere(w, pick_o[spheres[k].c], spheres[k].r, found, 2), 0);
+        expect_logged("overlap_sphere", w, spheres[k].field);
+    }
+    /* Good questions: answered, nothing logged. */
+    assert_true(p4->raycast(w, above, down, INFINITY, &hit));
+    assert_int_equal(hit.entity, e.id);
+    assert_false(p4->raycast(w, far, down, 10, &hit));
+    assert_int_equal(p4->overlap_sphere(w, zero3, 1, found, 2), 1);
+    assert_string_equal(captured, "");
+    load_refusals(w, lua_bad_queries, "bad_queries");
+    test_lua_call("bad_queries", w, NULL, 0);
+    log__set_sink(NULL, NULL);
+    captured[0] = '\0';
+    t->worlds->destroy_world(w);
+    t->entity->destroy(e);
+}
+
+/* A hinge's motor set to a NaN, infinite or too large speed or force is refused, naming the world,
+ * the joint, its two entities and the field, from C and from Lua (before, the log named no
+ * entity and Lua's error not even the world). */
+static const char lua_bad_motor[] =
+    "function bad_motor(w, a, b, j)\n"
+    "  local AB = 'entities ' .. a .. ' and ' .. b\n"
+    "  refused({bad_world, 'joint ' .. j, AB, 'motor_speed'}, Physics.set_joint_motor, w, j, 1e5, "
+    "1)\n"
+    "  refused({bad_world, 'joint ' .. j, AB, 'max_motor_force'}, Physics.set_joint_motor, w, j, 1,"
+    " -1)\n"
+    "end\n";
+
+static void test_joint_motor_refusals_name_entities(void **state)
+{
+    (void)state;
+    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "bad_motor"});
+    ct_entity_t e[2];
+    t->entity->create_batch(e, 2);
+    const ct_rigid_body_desc_t a = ball_desc(0, 1, 0, 0.5f), b = ball_desc(2, 1, 0, 0.5f);
+    assert_int_equal(p4->add_rigid_body(w, e[0], &a), 0);
+    assert_int_equal(p4->add_rigid_body(w, e[1], &b), 0);
+    const ct_joint_desc_t hinge = {.type = CT_JOINT_HINGE, .anchor = {1, 1, 0}, .axis = {0, 0, 1}};
+    ct_physics_joint_t j;
+    assert_int_equal(p4->add_joint(w, e[0], e[1], &hinge, &j), 0);
+    captured[0] = '\0';
+    log__set_sink(capture, NULL);
+    static const struct {
+        float speed, force;
+        const char *field;
+    } bad[] = {{NAN, 1, "motor_speed"},          {INFINITY, 1, "motor_speed"},
+               {-2e4f, 1, "motor_speed"},        {1, NAN, "max_motor_force"},
+               {1, INFINITY, "max_motor_force"}, {1, -1, "max_motor_force"}};
+    char words[128];
+    snprintf(words, sizeof words, "joint %u|entities %u and %u|", j.id, e[0].id, e[1].id);
+    const size_t head = strlen(words);
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        assert_int_equal(p4->set_joint_motor(w, j, bad[k].speed, bad[k].force), CT_ERR_INVALID);
+        snprintf(words + head, sizeof words - head, "%s", bad[k].field);
+        expect_logged("set_joint_motor", w, words);
+    }
+    load_refusals(w, lua_bad_motor, "bad_motor");
+    lua_State *L = t->lua->main_state();
+    t->lua->push_light_userdata(L, w);
+    t->lua->push_number(L, e[0].id);
+    t->lua->push_number(L, e[1].id);
+    t->lua->push_number(L, j.id);
+    assert_int_equal(t->lua->call_global("bad_motor", 4), 0);
+    /* Nothing was set: the joint turns freely. */
+    float f[3], tq[3];
+    p4->simulate(w, step);
+    assert_int_equal(p4->joint_force(w, j, f, tq), 0);
+    assert_float_equal(tq[2], 0.0f, 1e-6f);
+    log__set_sink(NULL, NULL);
+    captured[0] = '\0';
+    t->worlds->destroy_world(w);
+    t->entity->destroy_batch(e, 2);
+}
+
+/* A character refused for its capsule (NaN radius, half height too large, a NaN position) is
+ * logged as add_character's refusal, and an impulse or a force at a point by the names the API
+ * gives them (impulse, point): before, the log said add_rigid_body, force and position, calls
+ * and fields the game never wrote. */
+static void test_refusals_name_the_call_and_field_given(void **state)
+{
+    (void)state;
+    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "bad_names"});
+    ct_entity_t e[2];
+    t->entity->create_batch(e, 2);
+    const ct_rigid_body_desc_t ball = ball_desc(0, 1, 0, 0.5f);
+    assert_int_equal(p4->add_rigid_body(w, e[0], &ball), 0);
+    captured[0] = '\0';
+    log__set_sink(capture, NULL);
+    ct_character_desc_t cd[3];
+    for (int k = 0; k < 3; k++)
+        cd[k] = (ct_character_desc_t){
+            .radius = 0.3f, .half_height = 0.5f, .max_step = 0.3f, .max_slope = 0.7f};
+    cd[0].radius = NAN;
+    cd[1].half_height = 2e4f;
+    cd[2].position[1] = NAN;
+    static const char *const fields[3] = {"radius", "half_height", "position"};
+    for (int k = 0; k < 3; k++)
+        expect_refused_by(p4->add_character(w, e[1], &cd[k]), w, e[1], "add_character", fields[k]);
+    assert_int_equal(p4->body_count(w), 1);
+    const float nan3[3] = {NAN, 0, 0}, up[3] = {0, 1, 0}, at[3] = {0.5f, 1, 0};
+    expect_refused_by(p4->add_impulse_at(w, e[0], nan3, at), w, e[0], "add_impulse_at",
+                      "impulse (nan, 0, 0) refused");
+    expect_refused_by(p4->add_impulse_at(w, e[0], up, nan3), w, e[0], "add_impulse_at",
+                      "point (nan, 0, 0) refused");
+    expect_refused_by(p4->add_force_at(w, e[0], up, nan3), w, e[0], "add_force_at",
+                      "point (nan, 0, 0) refused");
+    log__set_sink(NULL, NULL);
+    captured[0] = '\0';
+    t->worlds->destroy_world(w);
+    t->entity->destroy_batch(e, 2);
+}
+
 /* ---- every Lua function, every argument wrong ------------------------------------------------ */
 
 /* Every function of the Physics and Actor tables, called with valid arguments except one, which
@@ -1043,6 +1221,9 @@ int main(void)
         cmocka_unit_test(test_sources_name_file_entity_field),
         cmocka_unit_test(test_edited_body_blob_refused),
         cmocka_unit_test(test_lua_every_function_every_argument_wrong),
+        cmocka_unit_test(test_queries_refuse_nan_naming_world_field),
+        cmocka_unit_test(test_joint_motor_refusals_name_entities),
+        cmocka_unit_test(test_refusals_name_the_call_and_field_given),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }
