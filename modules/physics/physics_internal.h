@@ -893,9 +893,11 @@ typedef struct physics__joints {
     uint32_t n, cap;
     uint32_t next_id; /* the next handle (from 1) */
     /* The entity pairs (lower id << 32 | higher) whose contacts joints turn off, sorted: made by
-     * physics__joints_begin for physics__contacts_order. */
+     * physics__joints_begin for physics__contacts_order, again when keys_made is false (every
+     * change of the joints clears it). */
     uint64_t *keys;
     uint32_t num_keys, cap_keys;
+    bool keys_made;
     /* The step's batches (physics__joints_colour): joints of one batch share no body that moves,
      * so a batch is solved on any threads; batch t is order[start[t] .. start[t + 1]). */
     uint32_t *order, *batch, *start; /* order and batch: a joint each; start: a batch each, + 1 */

@@ -160,6 +160,7 @@ int physics__joints_add(physics__scene *s, uint32_t a, uint32_t b, const ct_join
     joints__pose(bs, a, &pa, &qa);
     joints__pose(bs, b, &pb, &qb);
     physics__joint *j = &js->j[js->n++];
+    js->keys_made = false;
     /* The API's a is B here: desc's anchor is on B, anchor_b (distance joints) on A. */
     const physics__v3 anchor_b = v3_load(d->anchor);
     const physics__v3 anchor = d->type == CT_JOINT_DISTANCE ? v3_load(d->anchor_b) : anchor_b;
@@ -225,6 +226,7 @@ static void joints__erase(physics__joints *js, uint32_t k)
 {
     memmove(&js->j[k], &js->j[k + 1], (size_t)(js->n - k - 1) * sizeof *js->j);
     js->n--;
+    js->keys_made = false;
 }
 
 bool physics__joints_remove(physics__scene *s, uint32_t id)
@@ -248,6 +250,8 @@ void physics__joints_drop_entity(physics__scene *s, uint32_t e)
         else
             js->j[kept++] = js->j[k];
     }
+    if (kept != js->n)
+        js->keys_made = false;
     js->n = kept;
 }
 
@@ -273,7 +277,7 @@ int physics__joints_drop_entities(physics__scene *s, const ct_entity_t *entities
             js->j[kept - 1] = *j;
     }
     if (kept != js->n)
-        s->quiet = false;
+        s->quiet = false, js->keys_made = false;
     js->n = kept;
     physics__map_free(&dying);
     return 0;
@@ -514,25 +518,37 @@ static int joints__cmp_u64(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
+/* The instance of entity e's body: where it was at the last step while it is still there
+ * (instances move only when bodies are removed), else looked up. */
+static uint32_t joints__instance(const physics__bodies *b, uint32_t e, uint32_t was)
+{
+    return was < b->n && b->entity[was].id == e ? was : physics__bodies_find(b, (ct_entity_t){e});
+}
+
 int physics__joints_begin(physics__scene *s)
 {
     physics__bodies *b = &s->bodies;
     physics__joints *js = &s->joints;
-    if (physics__reserve(s->a, (void **)&js->keys, &js->cap_keys, js->n, sizeof *js->keys))
-        return CT_ERR_NOMEM;
-    js->num_keys = 0;
-    for (uint32_t k = 0; k < js->n; k++) {
-        const physics__joint *j = &js->j[k];
-        if (!(j->flags & CT_JOINT_COLLIDE) && j->ea)
-            js->keys[js->num_keys++] =
-                j->ea < j->eb ? (uint64_t)j->ea << 32 | j->eb : (uint64_t)j->eb << 32 | j->ea;
+    /* The keys change only with the joints: sorted again after a change (a grid's 19,800 took
+     * a twentieth of its step). */
+    if (!js->keys_made) {
+        if (physics__reserve(s->a, (void **)&js->keys, &js->cap_keys, js->n, sizeof *js->keys))
+            return CT_ERR_NOMEM;
+        js->num_keys = 0;
+        for (uint32_t k = 0; k < js->n; k++) {
+            const physics__joint *j = &js->j[k];
+            if (!(j->flags & CT_JOINT_COLLIDE) && j->ea)
+                js->keys[js->num_keys++] =
+                    j->ea < j->eb ? (uint64_t)j->ea << 32 | j->eb : (uint64_t)j->eb << 32 | j->ea;
+        }
+        if (js->num_keys > 1)
+            qsort(js->keys, js->num_keys, sizeof *js->keys, joints__cmp_u64);
+        js->keys_made = true;
     }
-    if (js->num_keys > 1)
-        qsort(js->keys, js->num_keys, sizeof *js->keys, joints__cmp_u64);
     for (uint32_t k = 0; k < js->n; k++) {
         physics__joint *j = &js->j[k];
-        j->a = j->ea ? physics__bodies_find(b, (ct_entity_t){j->ea}) : UINT32_MAX;
-        j->b = physics__bodies_find(b, (ct_entity_t){j->eb});
+        j->a = j->ea ? joints__instance(b, j->ea, j->a) : UINT32_MAX;
+        j->b = joints__instance(b, j->eb, j->b);
         /* A moving body wakes what it is joined to (both sleep together, see physics_islands.c). */
         const uint32_t ends[2] = {j->a, j->b};
         for (int e = 0; e < 2; e++) {
