@@ -469,7 +469,7 @@ static inline bool joints__moves(const physics__rigid *r, uint32_t i)
     return i != UINT32_MAX && r->body[i].inv_mass != 0.0f;
 }
 
-static void joints__bodies(physics__scene *s, const physics__joint *j, joints__pair *p)
+static inline void joints__bodies(physics__scene *s, const physics__joint *j, joints__pair *p)
 {
     physics__rigid *r = &s->rigid;
     const uint32_t ends[2] = {j->a, j->b};
