@@ -35,15 +35,16 @@
 #endif
 
 #define JOINT_HERTZ 60.0f
+#define JOINT_DAMPING 2.0f
+#define JOINT_PI 3.14159265f
 /* Fewer joints than this are batched in waves, which keep the handle order's results, more in
  * colours (see physics__joints_colour). */
 #define JOINT_COLOUR_MIN 2048u
-/* Colours of the joints; a body's colours are bits of a uint64_t, the last one the overflow. */
+/* Colours of the joints (bits of a body's uint64_t); a joint that finds none free goes to the
+ * overflow after them. */
 #define JOINT_COLOURS 63u
 /* Joints a thread takes from a batch at a time. */
 #define JOINT_SLICE 128u
-#define JOINT_DAMPING 2.0f
-#define JOINT_PI 3.14159265f
 
 /* ---- quaternions and small matrices ------------------------------------------------------ */
 

@@ -297,10 +297,11 @@ static void test_field_same_on_threads(void **state)
  * threads. A grid of balls joined to their neighbours (as Box3D's joint_grid; top row static),
  * swinging from a push, with more joints than JOINT_COLOUR_MIN, so they go in colours; beside it
  * a kinematic bar turning among hinged bodies (one body that does not move shared by joints of
- * every batch) and a row of pendulums hinged to the world; then 30 chains of 12 links hanging
- * from the world, fewer joints than JOINT_COLOUR_MIN: in waves, one per link. On two threads every
- * step must give the serial bits, bodies and joints. */
-enum { GRID_COLUMNS = 45, GRID_ROWS = 30, CHAINS = 30, LINKS = 12 };
+ * every batch), a row of pendulums hinged to the world and a hub of more spokes than there are
+ * colours (the overflow); then 30 chains of 12 links hanging from the world, fewer joints than
+ * JOINT_COLOUR_MIN: in waves, one per link. On two threads every step must give the serial bits,
+ * bodies and joints, and every joint must hold. */
+enum { GRID_COLUMNS = 45, GRID_ROWS = 30, HUB_SPOKES = 70, CHAINS = 30, LINKS = 12 };
 static void joint_grid(physics__scene *s)
 {
     s->sleeping = false;
@@ -363,6 +364,19 @@ static void joint_grid(physics__scene *s)
         assert_int_equal(
             physics__joints_add(s, UINT32_MAX, at(s, 1000100u + (uint32_t)q), &pivot, &id), 0);
     }
+    /* A hub of HUB_SPOKES balls, each joined to it: more joints on one body than there are
+     * colours, the last ones the overflow. */
+    add(s, 3, cube(0.0f, 5.0f, -10.0f, 0.5f));
+    for (int q = 0; q < HUB_SPOKES; q++) {
+        const float turn = 6.2831853f * (float)q / (float)HUB_SPOKES;
+        const float x = 2.0f * cosf(turn), z = -10.0f + 2.0f * sinf(turn);
+        add(s, 1000200u + (uint32_t)q, cube(x, 5.0f, z, 0.1f));
+        const ct_joint_desc_t spoke = {.type = CT_JOINT_BALL,
+                                       .anchor = {0.5f * x, 5.0f, -10.0f + 0.5f * (z + 10.0f)},
+                                       .axis = {0, 1, 0}};
+        assert_int_equal(
+            physics__joints_add(s, at(s, 3), at(s, 1000200u + (uint32_t)q), &spoke, &id), 0);
+    }
 }
 
 static void joint_chains(physics__scene *s)
@@ -396,11 +410,24 @@ static void joints_same_on_threads(void (*build)(physics__scene *), uint32_t bat
         assert_int_equal(a.joints.num_batches, batches);
         assert_int_equal(a.joints.overflow, overflow);
     }
-    /* The scene moved: the last body swung off. */
+    /* The scene moved (the last body swung off) and every joint held: its anchors (each ball's
+     * and hinge's meet) within 1 cm, which a joint left out of its batch would not be. */
     const physics__v3 moved = v3_sub(a.bodies.position[a.bodies.n - 1], from);
-    print_message("%u joints in %u batches; the last body moved %.3f m\n", a.joints.n,
-                  a.joints.num_batches, (double)v3_len(moved));
+    float gap = 0.0f;
+    for (uint32_t k = 0; k < a.joints.n; k++) {
+        const physics__joint *j = &a.joints.j[k];
+        const physics__v3 pa =
+            j->a == UINT32_MAX
+                ? j->la
+                : v3_add(a.bodies.position[j->a], quat_rotate(a.bodies.rotation[j->a], j->la));
+        const physics__v3 pb =
+            v3_add(a.bodies.position[j->b], quat_rotate(a.bodies.rotation[j->b], j->lb));
+        gap = f_max(gap, v3_len(v3_sub(pb, pa)));
+    }
+    print_message("%u joints in %u batches; the last body moved %.3f m, largest gap %.2f mm\n",
+                  a.joints.n, a.joints.num_batches, (double)v3_len(moved), 1e3 * (double)gap);
     assert_true(v3_len(moved) > 0.1f);
+    assert_true(gap < 0.01f);
     physics__scene_free(&a);
     physics__scene_free(&b);
 }
@@ -408,7 +435,8 @@ static void joints_same_on_threads(void (*build)(physics__scene *), uint32_t bat
 static void test_joint_grid_same_on_threads(void **state)
 {
     (void)state;
-    joints_same_on_threads(joint_grid, 4, false);
+    /* The 63 colours and the overflow. */
+    joints_same_on_threads(joint_grid, 64, true);
 }
 
 static void test_joint_chains_same_on_threads(void **state)
