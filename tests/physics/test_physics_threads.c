@@ -369,7 +369,7 @@ static void joint_grid(physics__scene *s)
     add(s, 3, cube(0.0f, 5.0f, -10.0f, 0.5f));
     for (int q = 0; q < HUB_SPOKES; q++) {
         const float turn = 6.2831853f * (float)q / (float)HUB_SPOKES;
-        const float x = 2.0f * cosf(turn), z = -10.0f + 2.0f * sinf(turn);
+        const float x = 4.0f * cosf(turn), z = -10.0f + 4.0f * sinf(turn);
         add(s, 1000200u + (uint32_t)q, cube(x, 5.0f, z, 0.1f));
         const ct_joint_desc_t spoke = {.type = CT_JOINT_BALL,
                                        .anchor = {0.5f * x, 5.0f, -10.0f + 0.5f * (z + 10.0f)},
