@@ -362,25 +362,43 @@ static uint32_t bodies__hull_place(const physics__bodies *b, const physics__hull
     return k != UINT32_MAX && b->hulls[k] == h ? k : UINT32_MAX;
 }
 
-physics__hull *physics__bodies_hull(physics__bodies *b, const physics__hull *built)
+/* The registered hull of built's shape, or NULL; *key gets built's key. */
+static physics__hull *bodies__hull_find(const physics__bodies *b, const physics__hull *built,
+                                        uint64_t *key)
 {
-    const uint64_t key = bodies__hull_key(built);
-    const uint32_t k = physics__map_get(&b->hull_map, key);
-    if (k != UINT32_MAX && memcmp(b->hulls[k], built, PHYSICS_HULL_SHAPE_BYTES) == 0)
-        return b->hulls[k];
-    physics__hull *h = ct_alloc(b->a, sizeof *h);
-    if (!h)
-        return NULL;
-    memcpy(h, built, PHYSICS_HULL_SHAPE_BYTES);
-    h->users = 0;
+    *key = bodies__hull_key(built);
+    const uint32_t k = physics__map_get(&b->hull_map, *key);
+    return k != UINT32_MAX && memcmp(b->hulls[k], built, PHYSICS_HULL_SHAPE_BYTES) == 0
+               ? b->hulls[k]
+               : NULL;
+}
+
+/* Notes h (no equal one noted) under key, for the next of its shape to find. Another shape of the
+ * same key (a collision), or no room to note it: h stays a hull of its own. */
+static void bodies__hull_note(physics__bodies *b, physics__hull *h, uint64_t key)
+{
     h->key = key;
-    /* Another shape of the same key (a collision), or no room to note it: a hull of its own. */
-    if (k == UINT32_MAX && physics__map_reserve(&b->hull_map, b->num_hulls + 1) == 0 &&
+    if (physics__map_get(&b->hull_map, key) == UINT32_MAX &&
+        physics__map_reserve(&b->hull_map, b->num_hulls + 1) == 0 &&
         ct_array_reserve_of(b->a, &b->hulls, &b->cap_hulls, b->num_hulls + 1, 16)) {
         b->hulls[b->num_hulls] = h;
         *physics__map_upsert(&b->hull_map, key, b->num_hulls) = b->num_hulls;
         b->num_hulls++;
     }
+}
+
+physics__hull *physics__bodies_hull(physics__bodies *b, const physics__hull *built)
+{
+    uint64_t key;
+    physics__hull *h = bodies__hull_find(b, built, &key);
+    if (h)
+        return h;
+    h = ct_alloc(b->a, sizeof *h);
+    if (!h)
+        return NULL;
+    memcpy(h, built, PHYSICS_HULL_SHAPE_BYTES);
+    h->users = 0;
+    bodies__hull_note(b, h, key);
     return h;
 }
 
@@ -417,6 +435,13 @@ static void bodies__free_owned(physics__bodies *b, bodies__owned o)
 {
     if (o.hull)
         bodies__hull_release(b, o.hull);
+    /* A compound's hulls, shared once its body was added (physics__bodies_add_compound), go as a
+     * body's do; physics__compound_free frees the rest. */
+    for (uint32_t k = 0; o.compound && k < o.compound->count; k++)
+        if (o.compound->child[k].hull && o.compound->child[k].hull->users) {
+            bodies__hull_release(b, o.compound->child[k].hull);
+            o.compound->child[k].hull = NULL;
+        }
     physics__compound_free(b->a, o.compound);
     physics__mesh_free(b->a, o.mesh);
 }
@@ -492,8 +517,26 @@ int physics__bodies_add_compound(physics__bodies *b, ct_entity_t e, const ct_rig
                                         fabsf(ax.z) + fabsf(ay.z) + fabsf(az.z));
         half = v3_max(half, v3(fabsf(p.x) + e3.x, fabsf(p.y) + e3.y, fabsf(p.z) + e3.z));
     }
-    return bodies__add_built(b, e, d, CT_BODY_COMPOUND, c->inertia, (bodies__owned){.compound = c},
-                             half);
+    const int err = bodies__add_built(b, e, d, CT_BODY_COMPOUND, c->inertia,
+                                      (bodies__owned){.compound = c}, half);
+    if (err)
+        return err;
+    /* Its hull children are shared like hull bodies' (each built in a block of its own). */
+    for (uint32_t k = 0; k < c->count; k++) {
+        physics__child *x = &c->child[k];
+        if (!x->hull)
+            continue;
+        uint64_t key;
+        physics__hull *same = bodies__hull_find(b, x->hull, &key);
+        if (same) {
+            ct_free(b->a, x->hull, sizeof *x->hull);
+            x->hull = same;
+        } else {
+            bodies__hull_note(b, x->hull, key);
+        }
+        x->hull->users++;
+    }
+    return 0;
 }
 
 int physics__bodies_add_mesh(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d,

@@ -1359,6 +1359,54 @@ static void test_removing_one_of_two_sharers_keeps_the_hull(void **state)
     physics__scene_free(&s);
 }
 
+/* Compounds' hull children share too: two compounds of two hull cubes each (side by side) and a
+ * hull body of the same cube use one hull. One compound removed, the other keeps it and rests on
+ * the ground at the cubes' half height; the last user removed frees it. */
+static void test_compounds_share_their_hulls(void **state)
+{
+    (void)state;
+    float cube[24];
+    cube_points(cube, 0.5f);
+    const ct_compound_child_t pair[2] = {
+        {.shape = CT_BODY_HULL, .points = cube, .point_count = 8, .position = {-0.6f, 0, 0}},
+        {.shape = CT_BODY_HULL, .points = cube, .point_count = 8, .position = {0.6f, 0, 0}},
+    };
+    physics__scene s;
+    on_ground(&s, 20.0f, true);
+    const ct_rigid_body_desc_t d[2] = {compound_desc(0, 2, 0), compound_desc(4, 2, 0)};
+    for (uint32_t k = 0; k < 2; k++)
+        assert_int_equal(physics__bodies_add_compound(&s.bodies, (ct_entity_t){2 + k}, &d[k],
+                                                      compound(pair, 2)),
+                         0);
+    physics__hull built;
+    char reason[128];
+    assert_null(physics__hull_build(&built, cube, 8, reason, sizeof reason));
+    physics__hull *h = physics__bodies_hull(&s.bodies, &built);
+    const ct_rigid_body_desc_t one = hull_desc(-4, 2, 0);
+    assert_int_equal(physics__bodies_add_hull(&s.bodies, (ct_entity_t){4}, &one, h), 0);
+    for (uint32_t id = 2; id <= 3; id++)
+        for (uint32_t k = 0; k < 2; k++)
+            assert_ptr_equal(s.bodies.compound[at(&s, id)]->child[k].hull, h);
+    assert_int_equal(h->users, 5);
+    assert_int_equal(s.bodies.num_hulls, 1);
+    assert_true(physics__bodies_remove(&s.bodies, (ct_entity_t){2}));
+    assert_int_equal(h->users, 3);
+    assert_true(memcmp(h, &built, PHYSICS_HULL_SHAPE_BYTES) == 0);
+    run(&s, 180);
+    const uint32_t c = at(&s, 3);
+    print_message("the compound left rests at y %.5f\n", (double)s.bodies.position[c].y);
+    assert_true(fabsf(s.bodies.position[c].y - 0.5f) < 0.002f);
+    assert_true(physics__bodies_remove(&s.bodies, (ct_entity_t){4}));
+    const int64_t bytes = alloc.live_bytes;
+    assert_true(physics__bodies_remove(&s.bodies, (ct_entity_t){3}));
+    /* The compound's block and the hull. */
+    assert_int_equal(bytes - alloc.live_bytes, (int64_t)(sizeof(physics__compound) +
+                                                         2 * sizeof(physics__child) +
+                                                         sizeof(physics__hull)));
+    assert_int_equal(s.bodies.num_hulls, 0);
+    physics__scene_free(&s);
+}
+
 static void test_hull_pile_hash_is_pinned(void **state)
 {
     (void)state;
@@ -1400,6 +1448,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bodies_sharing_a_hull_match_copies, setup, teardown),
         cmocka_unit_test_setup_teardown(test_removing_one_of_two_sharers_keeps_the_hull, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_compounds_share_their_hulls, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resting_piles_fall_asleep, setup, teardown),
     };
     if (physics_fixture_start())
