@@ -341,8 +341,9 @@ typedef struct physics__bodies {
     /* v5: damping (set_damping); {0, 0} unless set, and a body at {0, 0} is never scaled (its
      * velocities keep every bit). Only dynamic bodies are slowed. */
     physics__damping *damping;
-    /* v5: the hull of a CT_BODY_HULL body, which the body owns (allocated from `a`), else NULL.
-     * A hull body's `half` bounds its corners on each axis. */
+    /* v5: the hull of a CT_BODY_HULL body (allocated from `a`), else NULL; bodies of one shape
+     * share one, freed when the last of them goes. A hull body's `half` bounds its corners on
+     * each axis. */
     physics__hull **hull;
     /* v5: the children of a CT_BODY_COMPOUND body (owned, from `a`), else NULL; `half` bounds
      * them. */
@@ -355,6 +356,11 @@ typedef struct physics__bodies {
     physics__mesh_near *near;
     uint32_t num_near, mesh_serial;
     physics__map map;
+    /* The hulls bodies use that physics__bodies_hull gave, each once: hull_map takes a hash of a
+     * hull's shape (physics__hull.key) to its place in hulls[0 .. num_hulls). */
+    physics__hull **hulls;
+    uint32_t num_hulls, cap_hulls;
+    physics__map hull_map;
 } physics__bodies;
 
 int physics__bodies_reserve(physics__bodies *b, uint32_t n);
@@ -371,8 +377,13 @@ const char *physics__bodies_set_damping(physics__bodies *b, uint32_t i, float li
 /* v4 bodies: why a desc is bad (the field and its range), or NULL; add one. */
 const char *physics__rigid_desc_error(const ct_rigid_body_desc_t *d);
 int physics__bodies_add_rigid(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d);
-/* v5: a hull body (d->shape CT_BODY_HULL); the body takes h, allocated from b->a, and frees it
- * when it goes (on any error too). */
+/* v5: the hull of b's bodies whose shape is built's, bit for bit (physics__hull_build made
+ * it), or a copy of built from b->a that the next ones of that shape will share; NULL when out of
+ * memory. A new copy is the caller's to give to physics__bodies_add_hull. */
+physics__hull *physics__bodies_hull(physics__bodies *b, const physics__hull *built);
+/* v5: a hull body (d->shape CT_BODY_HULL) using h, allocated from b->a: physics__bodies_hull's,
+ * or one built in place. Any number of bodies may use one hull; the last of them to go frees it,
+ * and so does an error when no body uses it. */
 int physics__bodies_add_hull(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d,
                              physics__hull *h);
 /* Why a hull or compound body's desc is bad (its sizes are not read), or NULL. */
