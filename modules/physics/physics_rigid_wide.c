@@ -36,11 +36,18 @@ typedef struct wide__point {
     wide__lanes mass, sep, lever, max_jn;
 } wide__point;
 
+/* A block of four contacts, a lane each. Its contacts are r->lanes[4 k + lane] (padding lanes:
+ * UINT32_MAX), not kept here: the block is written a lane at a time as its contacts are made, and
+ * each line of it a lane touches is a line to fetch before it is written, so it holds only what
+ * the passes read. */
 typedef struct physics__rigid_block {
-    uint32_t a[4], b[4], contact[4]; /* padding lanes: body 0, contact UINT32_MAX */
+    uint32_t a[4], b[4]; /* padding lanes: body 0 */
     uint32_t count, write_a, write_b;
     uint32_t passes; /* the most passes over its lanes' normal rows (physics__rigid_contact) */
-    uint32_t lane_count[4], lane_passes[4]; /* each lane's (count and passes: the most) */
+    /* Each lane's count and passes (1 or RIGID_IMPACT_PASSES), which count and passes are the most
+     * of. */
+    uint8_t lane_count[4], lane_passes[4];
+    uint32_t still_a; /* 1: no lane's body a moves, and their velocities hold no -0 (wide__still) */
     wide__lanes inv_ma, inv_mb;
     wide__v3 normal, t1, t2;
     wide__point p[PHYSICS_MANIFOLD_POINTS];
@@ -76,12 +83,16 @@ static inline void wide__scatter(physics__rigid_body *body, const uint32_t i[4],
                  lanes);
 }
 
-/* An impulse j along direction d through row (as rigid__push). */
+/* An impulse j along direction d through row (as rigid__push). With still_a (the block's), a's
+ * velocities are left as they are: what the push takes from them is zero (no mass, no inverse
+ * inertia), and x - 0 and x - -0 are x for every x but -0, which wide__still rules out. */
 static inline void wide__push(wide__bodies *x, const physics__rigid_block *k, const wide__row *row,
-                              v3x4 d, f32x4 j)
+                              v3x4 d, f32x4 j, bool still_a)
 {
-    x->va = v3x4_sub(x->va, v3x4_scale(d, f32x4_mul(j, f32x4_load(k->inv_ma))));
-    x->wa = v3x4_sub(x->wa, v3x4_scale(w3_load(&row->ia), j));
+    if (!still_a) {
+        x->va = v3x4_sub(x->va, v3x4_scale(d, f32x4_mul(j, f32x4_load(k->inv_ma))));
+        x->wa = v3x4_sub(x->wa, v3x4_scale(w3_load(&row->ia), j));
+    }
     x->vb = v3x4_add(x->vb, v3x4_scale(d, f32x4_mul(j, f32x4_load(k->inv_mb))));
     x->wb = v3x4_add(x->wb, v3x4_scale(w3_load(&row->ib), j));
 }
@@ -112,28 +123,31 @@ static inline void wide__store(const wide__bodies *x, physics__rigid_body *body,
     wide__scatter(body, k->b, offsetof(physics__rigid_body, w), x->wb, k->write_b);
 }
 
-/* The warm start of one block (as rigid__warm_contact). */
-static void wide__warm_block(physics__rigid_block *k, physics__rigid_body *body)
+/* The warm start of one block (as rigid__warm_contact; still_a: wide__push). */
+static inline __attribute__((always_inline)) void
+wide__warm_block(physics__rigid_block *k, physics__rigid_body *body, bool still_a)
 {
     wide__bodies x;
     wide__load(&x, body, k);
     const v3x4 n = w3_load(&k->normal);
     for (uint32_t q = 0; q < k->count; q++)
-        wide__push(&x, k, &k->p[q].n, n, f32x4_load(k->p[q].n.j));
-    wide__push(&x, k, &k->f1, w3_load(&k->t1), f32x4_load(k->f1.j));
-    wide__push(&x, k, &k->f2, w3_load(&k->t2), f32x4_load(k->f2.j));
+        wide__push(&x, k, &k->p[q].n, n, f32x4_load(k->p[q].n.j), still_a);
+    wide__push(&x, k, &k->f1, w3_load(&k->t1), f32x4_load(k->f1.j), still_a);
+    wide__push(&x, k, &k->f2, w3_load(&k->t2), f32x4_load(k->f2.j), still_a);
     const f32x4 tj = f32x4_load(k->twist_j);
-    x.wa = v3x4_sub(x.wa, v3x4_scale(w3_load(&k->twist_a), tj));
+    if (!still_a)
+        x.wa = v3x4_sub(x.wa, v3x4_scale(w3_load(&k->twist_a), tj));
     x.wb = v3x4_add(x.wb, v3x4_scale(w3_load(&k->twist_b), tj));
     wide__store(&x, body, k);
 }
 
 /* One pass of one block (as physics__rigid_solve_contact): mode PHYSICS_WIDE_PUSH, _RELAX or
- * _SETTLE (the normals alone). Inlined into wide__range once per mode, so that each pass keeps
- * only its own arithmetic (a relaxing pass has no soft terms and no anchor). */
+ * _SETTLE (the normals alone). Inlined into wide__range once per mode and still_a (wide__push),
+ * so that each pass keeps only its own arithmetic (a relaxing pass has no soft terms and no
+ * anchor; a block against the ground no pushes on the ground). */
 static inline __attribute__((always_inline)) void
 wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_h, int mode,
-                  uint32_t order)
+                  uint32_t order, bool still_a)
 {
     const bool use_bias = mode == PHYSICS_WIDE_PUSH;
     const f32x4 zero = f32x4_splat(0.0f), one = f32x4_splat(1.0f);
@@ -193,7 +207,7 @@ wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_
             const f32x4 applied = f32x4_sub(j, old);
             f32x4_store(p->n.j, j);
             f32x4_store(p->max_jn, f32x4_max(f32x4_load(p->max_jn), applied));
-            wide__push(&x, k, &p->n, n, applied);
+            wide__push(&x, k, &p->n, n, applied, still_a);
         }
     }
     if (mode == PHYSICS_WIDE_SETTLE) {
@@ -215,7 +229,8 @@ wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_
         j = f32x4_pick(f32x4_greater(j, most), most, j);
         const f32x4 applied = f32x4_sub(j, old);
         f32x4_store(k->twist_j, j);
-        x.wa = v3x4_sub(x.wa, v3x4_scale(w3_load(&k->twist_a), applied));
+        if (!still_a)
+            x.wa = v3x4_sub(x.wa, v3x4_scale(w3_load(&k->twist_a), applied));
         x.wb = v3x4_add(x.wb, v3x4_scale(w3_load(&k->twist_b), applied));
     }
     const v3x4 t1 = w3_load(&k->t1), t2 = w3_load(&k->t2);
@@ -237,8 +252,8 @@ wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_
         j1 = f32x4_pick(outside, f32x4_mul(j1, scale), j1);
         j2 = f32x4_pick(outside, f32x4_mul(j2, scale), j2);
     }
-    wide__push(&x, k, &k->f1, t1, f32x4_sub(j1, o1));
-    wide__push(&x, k, &k->f2, t2, f32x4_sub(j2, o2));
+    wide__push(&x, k, &k->f1, t1, f32x4_sub(j1, o1), still_a);
+    wide__push(&x, k, &k->f2, t2, f32x4_sub(j2, o2), still_a);
     f32x4_store(k->f1.j, j1);
     f32x4_store(k->f2.j, j2);
     wide__store(&x, body, k);
@@ -312,17 +327,18 @@ static void wide__point_zero(wide__point *p, uint32_t l)
     p->mass[l] = p->sep[l] = p->lever[l] = p->max_jn[l] = 0.0f;
 }
 
-/* Contact c into lane l of block k: every member of the lane, rows past its points zero (the
- * block's own members, which its lanes share, are set once they are all written: wide__seal). */
-static void wide__lane(physics__rigid_block *k, uint32_t l, const physics__rigid *r, uint32_t ci,
+/* Contact c into lane l of block k: every member of the lane but the rows past its points (the
+ * block's own members, which its lanes share, are set once they are all written, and the rows
+ * past a lane's points zeroed as far as the block's most: wide__seal_range; a block of spheres
+ * never writes the three quarters of its rows that no pass reads). */
+static void wide__lane(physics__rigid_block *k, uint32_t l, const physics__rigid *r,
                        const physics__rigid_contact *c)
 {
     const physics__rigid_body *A = &r->body[c->a], *B = &r->body[c->b];
-    k->contact[l] = ci;
     k->a[l] = c->a;
     k->b[l] = c->b;
-    k->lane_count[l] = c->count;
-    k->lane_passes[l] = c->passes;
+    k->lane_count[l] = (uint8_t)c->count;
+    k->lane_passes[l] = (uint8_t)c->passes;
     k->impact[l] = c->passes > 1u ? 1.0f : 0.0f;
     k->inv_ma[l] = A->inv_mass;
     k->inv_mb[l] = B->inv_mass;
@@ -336,8 +352,6 @@ static void wide__lane(physics__rigid_block *k, uint32_t l, const physics__rigid
         k->p[q].lever[l] = c->p[q].lever;
         k->p[q].max_jn[l] = c->p[q].max_jn;
     }
-    for (uint32_t q = c->count; q < PHYSICS_MANIFOLD_POINTS; q++)
-        wide__point_zero(&k->p[q], l);
     wide__row_set(&k->f1, l, &c->f1);
     wide__row_set(&k->f2, l, &c->f2);
     k->k11[l] = c->k11;
@@ -361,21 +375,18 @@ void physics__rigid_wide_lane(physics__rigid *r, uint32_t ci, const physics__rig
     if (at & PHYSICS_WIDE_OVERFLOW)
         r->overflow_contact[at & ~PHYSICS_WIDE_OVERFLOW] = *c;
     else
-        wide__lane(&r->block[at / 4u], at % 4u, r, ci, c);
+        wide__lane(&r->block[at / 4u], at % 4u, r, c);
 }
 
-/* A padding lane: no mass, no impulse; it reads body 0 and writes nothing. */
+/* A padding lane: no mass, no impulse, no points; it reads body 0 and writes nothing. */
 static void wide__pad(physics__rigid_block *k, uint32_t l)
 {
-    k->contact[l] = UINT32_MAX;
     k->a[l] = k->b[l] = 0;
     k->lane_count[l] = k->lane_passes[l] = 0;
     k->impact[l] = k->inv_ma[l] = k->inv_mb[l] = 0.0f;
     wide__v3_set(&k->normal, l, v3(0, 0, 0));
     wide__v3_set(&k->t1, l, v3(0, 0, 0));
     wide__v3_set(&k->t2, l, v3(0, 0, 0));
-    for (uint32_t q = 0; q < PHYSICS_MANIFOLD_POINTS; q++)
-        wide__point_zero(&k->p[q], l);
     wide__row_zero(&k->f1, l);
     wide__row_zero(&k->f2, l);
     k->k11[l] = k->k12[l] = k->k22[l] = 0.0f;
@@ -386,10 +397,24 @@ static void wide__pad(physics__rigid_block *k, uint32_t l)
     k->anchor1[l] = k->anchor2[l] = 0.0f;
 }
 
-/* Blocks [begin, end) x WIDE_SLICE once their contacts' lanes are written: padding lanes, and
- * what the block's lanes share (the most points and passes; which lanes' bodies move: bodies
- * that do not move, static, kinematic, asleep, are read, never written, so any number of lanes
- * and threads may read them). */
+/* Whether body x's velocities are free of -0 (then pushes of zero leave them as they are:
+ * wide__push). A body that does not move is changed by nothing but pushes of zero (contacts',
+ * joints'), which never make a -0, so what holds when the contacts are made holds through the
+ * step. */
+static bool wide__still(const physics__rigid_body *x)
+{
+    const float f[6] = {x->v.x, x->v.y, x->v.z, x->w.x, x->w.y, x->w.z};
+    for (uint32_t i = 0; i < 6; i++)
+        if (f[i] == 0.0f && signbit(f[i]))
+            return false;
+    return true;
+}
+
+/* Blocks [begin, end) x WIDE_SLICE once their contacts' lanes are written: padding lanes, what
+ * the block's lanes share (the most points and passes; which lanes' bodies move: bodies that do
+ * not move, static, kinematic, asleep, are read, never written, so any number of lanes and
+ * threads may read them), and each lane's rows past its points zero up to the block's most (the
+ * passes read no further). */
 static void wide__seal_range(void *user, uint32_t begin, uint32_t end)
 {
     physics__rigid *r = user;
@@ -398,6 +423,7 @@ static void wide__seal_range(void *user, uint32_t begin, uint32_t end)
         physics__rigid_block *blk = &r->block[k];
         blk->count = blk->write_a = blk->write_b = 0;
         blk->passes = 0;
+        blk->still_a = 1;
         for (uint32_t l = 0; l < 4; l++) {
             if (r->lanes[4 * k + l] == UINT32_MAX) {
                 wide__pad(blk, l);
@@ -410,6 +436,13 @@ static void wide__seal_range(void *user, uint32_t begin, uint32_t end)
             if (blk->lane_passes[l] > blk->passes)
                 blk->passes = blk->lane_passes[l];
         }
+        /* (A padding lane's arithmetic is its own and never written: any body a will do.) */
+        for (uint32_t l = 0; l < 4 && blk->still_a; l++)
+            blk->still_a = blk->write_a == 0 && (r->lanes[4 * k + l] == UINT32_MAX ||
+                                                 wide__still(&r->body[blk->a[l]]));
+        for (uint32_t l = 0; l < 4; l++)
+            for (uint32_t q = blk->lane_count[l]; q < blk->count; q++)
+                wide__point_zero(&blk->p[q], l);
     }
 }
 
@@ -421,9 +454,9 @@ static void wide__finish_range(void *user, uint32_t begin, uint32_t end)
     for (uint32_t k = begin * WIDE_SLICE; k < last; k++) {
         const physics__rigid_block *blk = &r->block[k];
         for (uint32_t l = 0; l < 4; l++) {
-            if (blk->contact[l] == UINT32_MAX)
+            if (r->lanes[4 * k + l] == UINT32_MAX)
                 continue;
-            physics__rigid_kept *c = &r->contact[blk->contact[l]];
+            physics__rigid_kept *c = &r->contact[r->lanes[4 * k + l]];
             for (uint32_t q = 0; q < c->count; q++) {
                 c->p[q].jn = blk->p[q].n.j[l];
                 c->p[q].max_jn = blk->p[q].max_jn[l];
@@ -597,19 +630,34 @@ static void wide__range(void *user, uint32_t begin, uint32_t end)
     switch (job->mode) {
     case PHYSICS_WIDE_WARM:
         for (uint32_t k = from; k < to; k++)
-            wide__warm_block(&block[k], body);
+            if (block[k].still_a)
+                wide__warm_block(&block[k], body, true);
+            else
+                wide__warm_block(&block[k], body, false);
         break;
     case PHYSICS_WIDE_PUSH:
         for (uint32_t k = from; k < to; k++)
-            wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_PUSH, job->order);
+            if (block[k].still_a)
+                wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_PUSH, job->order, true);
+            else
+                wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_PUSH, job->order, false);
         break;
     case PHYSICS_WIDE_RELAX:
         for (uint32_t k = from; k < to; k++)
-            wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_RELAX, job->order);
+            if (block[k].still_a)
+                wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_RELAX, job->order, true);
+            else
+                wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_RELAX, job->order,
+                                  false);
         break;
     default:
         for (uint32_t k = from; k < to; k++)
-            wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_SETTLE, job->order);
+            if (block[k].still_a)
+                wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_SETTLE, job->order,
+                                  true);
+            else
+                wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_SETTLE, job->order,
+                                  false);
         break;
     }
 }
