@@ -29,11 +29,10 @@ typedef struct wide__v3 {
 } wide__v3;
 typedef struct wide__row {
     wide__v3 ca, cb, ia, ib;
-    wide__lanes j;
 } wide__row;
 typedef struct wide__point {
     wide__row n;
-    wide__lanes mass, sep, lever, max_jn;
+    wide__lanes mass, sep, lever;
 } wide__point;
 
 /* A block of four contacts, a lane each. Its contacts are r->lanes[4 k + lane] (padding lanes:
@@ -54,9 +53,15 @@ typedef struct physics__rigid_block {
     wide__row f1, f2;
     wide__lanes k11, k12, k22;
     wide__v3 twist_a, twist_b;
-    wide__lanes twist_mass, twist_j, friction, bias_rate, mass_scale, impulse_scale;
+    wide__lanes twist_mass, friction, bias_rate, mass_scale, impulse_scale;
     wide__lanes anchor1, anchor2;
     wide__lanes impact; /* 1 in the lanes of contacts that take more than one pass */
+    /* The impulses (the points', their largest, the friction's and the twist's), the only members
+     * the passes write, together: the blocks are far more than the cache holds, and every line a
+     * pass writes is a line written back when it leaves (3 lines a block, 11 when each row kept
+     * its own). */
+    wide__lanes jn[PHYSICS_MANIFOLD_POINTS], max_jn[PHYSICS_MANIFOLD_POINTS];
+    wide__lanes f1j, f2j, twist_j;
 } physics__rigid_block;
 
 static inline v3x4 w3_load(const wide__v3 *p) { return v3x4_load(p->x, p->y, p->z); }
@@ -131,9 +136,9 @@ wide__warm_block(physics__rigid_block *k, physics__rigid_body *body, bool still_
     wide__load(&x, body, k);
     const v3x4 n = w3_load(&k->normal);
     for (uint32_t q = 0; q < k->count; q++)
-        wide__push(&x, k, &k->p[q].n, n, f32x4_load(k->p[q].n.j), still_a);
-    wide__push(&x, k, &k->f1, w3_load(&k->t1), f32x4_load(k->f1.j), still_a);
-    wide__push(&x, k, &k->f2, w3_load(&k->t2), f32x4_load(k->f2.j), still_a);
+        wide__push(&x, k, &k->p[q].n, n, f32x4_load(k->jn[q]), still_a);
+    wide__push(&x, k, &k->f1, w3_load(&k->t1), f32x4_load(k->f1j), still_a);
+    wide__push(&x, k, &k->f2, w3_load(&k->t2), f32x4_load(k->f2j), still_a);
     const f32x4 tj = f32x4_load(k->twist_j);
     if (!still_a)
         x.wa = v3x4_sub(x.wa, v3x4_scale(w3_load(&k->twist_a), tj));
@@ -172,8 +177,8 @@ wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_
     for (uint32_t pass = 0; pass < k->passes; pass++) {
         for (uint32_t at = 0; at < k->count; at++) {
             /* (a lane of fewer points has rows that push nothing past its last) */
-            wide__point *p =
-                &k->p[k->passes == 1u ? physics__rigid_point_at(order, k->count, at) : at];
+            const uint32_t q = k->passes == 1u ? physics__rigid_point_at(order, k->count, at) : at;
+            const wide__point *p = &k->p[q];
             const v3x4 ca = w3_load(&p->n.ca), cb = w3_load(&p->n.cb);
             const f32x4 sep =
                 f32x4_sub(f32x4_add(f32x4_add(f32x4_load(p->sep), moved), v3x4_dot(dqb, cb)),
@@ -182,7 +187,7 @@ wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_
             const f32x4 vn =
                 f32x4_sub(f32x4_add(v3x4_dot(v3x4_sub(x.vb, x.va), n), v3x4_dot(x.wb, cb)),
                           v3x4_dot(x.wa, ca));
-            const f32x4 old = f32x4_load(p->n.j);
+            const f32x4 old = f32x4_load(k->jn[q]);
             f32x4 j;
             if (use_bias) {
                 const f32x4 soft_bias = f32x4_max(f32x4_mul(rate, sep), most_push);
@@ -205,8 +210,8 @@ wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_
             if (mode == PHYSICS_WIDE_SETTLE) /* (resting points only) */
                 j = f32x4_pick(mask32x4_or(apart, impact), old, j);
             const f32x4 applied = f32x4_sub(j, old);
-            f32x4_store(p->n.j, j);
-            f32x4_store(p->max_jn, f32x4_max(f32x4_load(p->max_jn), applied));
+            f32x4_store(k->jn[q], j);
+            f32x4_store(k->max_jn[q], f32x4_max(f32x4_load(k->max_jn[q]), applied));
             wide__push(&x, k, &p->n, n, applied, still_a);
         }
     }
@@ -215,7 +220,7 @@ wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_
         return;
     }
     for (uint32_t q = 0; q < k->count; q++) {
-        const f32x4 j = f32x4_load(k->p[q].n.j);
+        const f32x4 j = f32x4_load(k->jn[q]);
         total = f32x4_add(total, j);
         twist_limit = f32x4_add(twist_limit, f32x4_mul(f32x4_load(k->p[q].lever), j));
     }
@@ -240,7 +245,7 @@ wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_
         v2 = f32x4_add(v2, f32x4_load(k->anchor2));
     }
     const f32x4 k11 = f32x4_load(k->k11), k12 = f32x4_load(k->k12), k22 = f32x4_load(k->k22);
-    const f32x4 o1 = f32x4_load(k->f1.j), o2 = f32x4_load(k->f2.j);
+    const f32x4 o1 = f32x4_load(k->f1j), o2 = f32x4_load(k->f2j);
     f32x4 j1 = f32x4_sub(o1, f32x4_add(f32x4_mul(k11, v1), f32x4_mul(k12, v2)));
     f32x4 j2 = f32x4_sub(o2, f32x4_add(f32x4_mul(k12, v1), f32x4_mul(k22, v2)));
     const f32x4 limit = f32x4_mul(friction, total);
@@ -254,8 +259,8 @@ wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_
     }
     wide__push(&x, k, &k->f1, t1, f32x4_sub(j1, o1), still_a);
     wide__push(&x, k, &k->f2, t2, f32x4_sub(j2, o2), still_a);
-    f32x4_store(k->f1.j, j1);
-    f32x4_store(k->f2.j, j2);
+    f32x4_store(k->f1j, j1);
+    f32x4_store(k->f2j, j2);
     wide__store(&x, body, k);
 }
 
@@ -309,7 +314,6 @@ static void wide__row_set(wide__row *w, uint32_t l, const physics__rigid_row *ro
     wide__v3_set(&w->cb, l, row->cb);
     wide__v3_set(&w->ia, l, row->ia);
     wide__v3_set(&w->ib, l, row->ib);
-    w->j[l] = row->j;
 }
 
 static void wide__row_zero(wide__row *w, uint32_t l)
@@ -318,13 +322,15 @@ static void wide__row_zero(wide__row *w, uint32_t l)
     wide__v3_set(&w->cb, l, v3(0, 0, 0));
     wide__v3_set(&w->ia, l, v3(0, 0, 0));
     wide__v3_set(&w->ib, l, v3(0, 0, 0));
-    w->j[l] = 0.0f;
 }
 
-static void wide__point_zero(wide__point *p, uint32_t l)
+/* Lane l of point q of block k: no row, no impulse. */
+static void wide__point_zero(physics__rigid_block *k, uint32_t q, uint32_t l)
 {
+    wide__point *p = &k->p[q];
     wide__row_zero(&p->n, l);
-    p->mass[l] = p->sep[l] = p->lever[l] = p->max_jn[l] = 0.0f;
+    p->mass[l] = p->sep[l] = p->lever[l] = 0.0f;
+    k->jn[q][l] = k->max_jn[q][l] = 0.0f;
 }
 
 /* Contact c into lane l of block k: every member of the lane but the rows past its points (the
@@ -350,10 +356,13 @@ static void wide__lane(physics__rigid_block *k, uint32_t l, const physics__rigid
         k->p[q].mass[l] = c->p[q].n.mass;
         k->p[q].sep[l] = c->p[q].sep;
         k->p[q].lever[l] = c->p[q].lever;
-        k->p[q].max_jn[l] = c->p[q].max_jn;
+        k->jn[q][l] = c->p[q].n.j;
+        k->max_jn[q][l] = c->p[q].max_jn;
     }
     wide__row_set(&k->f1, l, &c->f1);
     wide__row_set(&k->f2, l, &c->f2);
+    k->f1j[l] = c->f1.j;
+    k->f2j[l] = c->f2.j;
     k->k11[l] = c->k11;
     k->k12[l] = c->k12;
     k->k22[l] = c->k22;
@@ -389,6 +398,7 @@ static void wide__pad(physics__rigid_block *k, uint32_t l)
     wide__v3_set(&k->t2, l, v3(0, 0, 0));
     wide__row_zero(&k->f1, l);
     wide__row_zero(&k->f2, l);
+    k->f1j[l] = k->f2j[l] = 0.0f;
     k->k11[l] = k->k12[l] = k->k22[l] = 0.0f;
     wide__v3_set(&k->twist_a, l, v3(0, 0, 0));
     wide__v3_set(&k->twist_b, l, v3(0, 0, 0));
@@ -442,7 +452,7 @@ static void wide__seal_range(void *user, uint32_t begin, uint32_t end)
                                                  wide__still(&r->body[blk->a[l]]));
         for (uint32_t l = 0; l < 4; l++)
             for (uint32_t q = blk->lane_count[l]; q < blk->count; q++)
-                wide__point_zero(&blk->p[q], l);
+                wide__point_zero(blk, q, l);
     }
 }
 
@@ -458,11 +468,11 @@ static void wide__finish_range(void *user, uint32_t begin, uint32_t end)
                 continue;
             physics__rigid_kept *c = &r->contact[r->lanes[4 * k + l]];
             for (uint32_t q = 0; q < c->count; q++) {
-                c->p[q].jn = blk->p[q].n.j[l];
-                c->p[q].max_jn = blk->p[q].max_jn[l];
+                c->p[q].jn = blk->jn[q][l];
+                c->p[q].max_jn = blk->max_jn[q][l];
             }
-            c->f1 = blk->f1.j[l];
-            c->f2 = blk->f2.j[l];
+            c->f1 = blk->f1j[l];
+            c->f2 = blk->f2j[l];
             c->twist = blk->twist_j[l];
         }
     }
