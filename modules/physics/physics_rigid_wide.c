@@ -27,8 +27,9 @@ typedef float wide__lanes[4];
 typedef struct wide__v3 {
     wide__lanes x, y, z;
 } wide__v3;
+/* A row's columns but its spin on a, ia (physics__rigid_row), which the block keeps apart. */
 typedef struct wide__row {
-    wide__v3 ca, cb, ia, ib;
+    wide__v3 ca, cb, ib;
 } wide__row;
 typedef struct wide__point {
     wide__row n;
@@ -44,18 +45,22 @@ typedef struct physics__rigid_block {
     uint32_t count, write_a, write_b;
     uint32_t passes; /* the most passes over its lanes' normal rows (physics__rigid_contact) */
     /* Each lane's count and passes (1 or RIGID_IMPACT_PASSES), which count and passes are the most
-     * of. */
-    uint8_t lane_count[4], lane_passes[4];
-    uint32_t still_a; /* 1: no lane's body a moves, and their velocities hold no -0 (wide__still) */
-    wide__lanes inv_ma, inv_mb;
+     * of, and whether its body a is still (wide__still). */
+    uint8_t lane_count[4], lane_passes[4], lane_still[4];
+    uint32_t still_a; /* 1: every lane's body a is still */
+    wide__lanes inv_mb;
     wide__v3 normal, t1, t2;
     wide__point p[PHYSICS_MANIFOLD_POINTS];
     wide__row f1, f2;
     wide__lanes k11, k12, k22;
-    wide__v3 twist_a, twist_b;
+    wide__v3 twist_b;
     wide__lanes twist_mass, friction, bias_rate, mass_scale, impulse_scale;
     wide__lanes anchor1, anchor2;
     wide__lanes impact; /* 1 in the lanes of contacts that take more than one pass */
+    /* What only the pushes on body a read (its mass; the spin on it of the points' rows, the
+     * friction's and the twist's), together: a block that is still_a never reads these lines. */
+    wide__lanes inv_ma;
+    wide__v3 ia[PHYSICS_MANIFOLD_POINTS], f1_ia, f2_ia, twist_a;
     /* The impulses (the points', their largest, the friction's and the twist's), the only members
      * the passes write, together: the blocks are far more than the cache holds, and every line a
      * pass writes is a line written back when it leaves (3 lines a block, 11 when each row kept
@@ -92,11 +97,11 @@ static inline void wide__scatter(physics__rigid_body *body, const uint32_t i[4],
  * velocities are left as they are: what the push takes from them is zero (no mass, no inverse
  * inertia), and x - 0 and x - -0 are x for every x but -0, which wide__still rules out. */
 static inline void wide__push(wide__bodies *x, const physics__rigid_block *k, const wide__row *row,
-                              v3x4 d, f32x4 j, bool still_a)
+                              const wide__v3 *ia, v3x4 d, f32x4 j, bool still_a)
 {
     if (!still_a) {
         x->va = v3x4_sub(x->va, v3x4_scale(d, f32x4_mul(j, f32x4_load(k->inv_ma))));
-        x->wa = v3x4_sub(x->wa, v3x4_scale(w3_load(&row->ia), j));
+        x->wa = v3x4_sub(x->wa, v3x4_scale(w3_load(ia), j));
     }
     x->vb = v3x4_add(x->vb, v3x4_scale(d, f32x4_mul(j, f32x4_load(k->inv_mb))));
     x->wb = v3x4_add(x->wb, v3x4_scale(w3_load(&row->ib), j));
@@ -136,9 +141,9 @@ wide__warm_block(physics__rigid_block *k, physics__rigid_body *body, bool still_
     wide__load(&x, body, k);
     const v3x4 n = w3_load(&k->normal);
     for (uint32_t q = 0; q < k->count; q++)
-        wide__push(&x, k, &k->p[q].n, n, f32x4_load(k->jn[q]), still_a);
-    wide__push(&x, k, &k->f1, w3_load(&k->t1), f32x4_load(k->f1j), still_a);
-    wide__push(&x, k, &k->f2, w3_load(&k->t2), f32x4_load(k->f2j), still_a);
+        wide__push(&x, k, &k->p[q].n, &k->ia[q], n, f32x4_load(k->jn[q]), still_a);
+    wide__push(&x, k, &k->f1, &k->f1_ia, w3_load(&k->t1), f32x4_load(k->f1j), still_a);
+    wide__push(&x, k, &k->f2, &k->f2_ia, w3_load(&k->t2), f32x4_load(k->f2j), still_a);
     const f32x4 tj = f32x4_load(k->twist_j);
     if (!still_a)
         x.wa = v3x4_sub(x.wa, v3x4_scale(w3_load(&k->twist_a), tj));
@@ -212,7 +217,7 @@ wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_
             const f32x4 applied = f32x4_sub(j, old);
             f32x4_store(k->jn[q], j);
             f32x4_store(k->max_jn[q], f32x4_max(f32x4_load(k->max_jn[q]), applied));
-            wide__push(&x, k, &p->n, n, applied, still_a);
+            wide__push(&x, k, &p->n, &k->ia[q], n, applied, still_a);
         }
     }
     if (mode == PHYSICS_WIDE_SETTLE) {
@@ -257,8 +262,8 @@ wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_
         j1 = f32x4_pick(outside, f32x4_mul(j1, scale), j1);
         j2 = f32x4_pick(outside, f32x4_mul(j2, scale), j2);
     }
-    wide__push(&x, k, &k->f1, t1, f32x4_sub(j1, o1), still_a);
-    wide__push(&x, k, &k->f2, t2, f32x4_sub(j2, o2), still_a);
+    wide__push(&x, k, &k->f1, &k->f1_ia, t1, f32x4_sub(j1, o1), still_a);
+    wide__push(&x, k, &k->f2, &k->f2_ia, t2, f32x4_sub(j2, o2), still_a);
     f32x4_store(k->f1j, j1);
     f32x4_store(k->f2j, j2);
     wide__store(&x, body, k);
@@ -312,7 +317,6 @@ static void wide__row_set(wide__row *w, uint32_t l, const physics__rigid_row *ro
 {
     wide__v3_set(&w->ca, l, row->ca);
     wide__v3_set(&w->cb, l, row->cb);
-    wide__v3_set(&w->ia, l, row->ia);
     wide__v3_set(&w->ib, l, row->ib);
 }
 
@@ -320,7 +324,6 @@ static void wide__row_zero(wide__row *w, uint32_t l)
 {
     wide__v3_set(&w->ca, l, v3(0, 0, 0));
     wide__v3_set(&w->cb, l, v3(0, 0, 0));
-    wide__v3_set(&w->ia, l, v3(0, 0, 0));
     wide__v3_set(&w->ib, l, v3(0, 0, 0));
 }
 
@@ -329,14 +332,26 @@ static void wide__point_zero(physics__rigid_block *k, uint32_t q, uint32_t l)
 {
     wide__point *p = &k->p[q];
     wide__row_zero(&p->n, l);
+    wide__v3_set(&k->ia[q], l, v3(0, 0, 0));
     p->mass[l] = p->sep[l] = p->lever[l] = 0.0f;
     k->jn[q][l] = k->max_jn[q][l] = 0.0f;
 }
 
-/* Contact c into lane l of block k: every member of the lane but the rows past its points (the
- * block's own members, which its lanes share, are set once they are all written, and the rows
- * past a lane's points zeroed as far as the block's most: wide__seal_range; a block of spheres
- * never writes the three quarters of its rows that no pass reads). */
+/* Whether body x does not move and its velocities are free of -0 (then pushes of zero leave them
+ * as they are: wide__push). A body that does not move is changed by nothing but pushes of zero
+ * (contacts', joints'), which never make a -0, so what holds when the contacts are made holds
+ * through the step. */
+static bool wide__still(const physics__rigid_body *x)
+{
+    const float f[6] = {x->v.x, x->v.y, x->v.z, x->w.x, x->w.y, x->w.z};
+    for (uint32_t i = 0; i < 6; i++)
+        if (f[i] == 0.0f && signbit(f[i]))
+            return false;
+    return x->inv_mass == 0.0f;
+}
+
+/* Contact c into lane l of block k: every member of the lane, rows past its points zero (the
+ * block's own members, which its lanes share, are set once they are all written: wide__seal). */
 static void wide__lane(physics__rigid_block *k, uint32_t l, const physics__rigid *r,
                        const physics__rigid_contact *c)
 {
@@ -345,6 +360,7 @@ static void wide__lane(physics__rigid_block *k, uint32_t l, const physics__rigid
     k->b[l] = c->b;
     k->lane_count[l] = (uint8_t)c->count;
     k->lane_passes[l] = (uint8_t)c->passes;
+    k->lane_still[l] = wide__still(A);
     k->impact[l] = c->passes > 1u ? 1.0f : 0.0f;
     k->inv_ma[l] = A->inv_mass;
     k->inv_mb[l] = B->inv_mass;
@@ -353,14 +369,19 @@ static void wide__lane(physics__rigid_block *k, uint32_t l, const physics__rigid
     wide__v3_set(&k->t2, l, c->t2);
     for (uint32_t q = 0; q < c->count; q++) {
         wide__row_set(&k->p[q].n, l, &c->p[q].n);
+        wide__v3_set(&k->ia[q], l, c->p[q].n.ia);
         k->p[q].mass[l] = c->p[q].n.mass;
         k->p[q].sep[l] = c->p[q].sep;
         k->p[q].lever[l] = c->p[q].lever;
         k->jn[q][l] = c->p[q].n.j;
         k->max_jn[q][l] = c->p[q].max_jn;
     }
+    for (uint32_t q = c->count; q < PHYSICS_MANIFOLD_POINTS; q++)
+        wide__point_zero(k, q, l);
     wide__row_set(&k->f1, l, &c->f1);
     wide__row_set(&k->f2, l, &c->f2);
+    wide__v3_set(&k->f1_ia, l, c->f1.ia);
+    wide__v3_set(&k->f2_ia, l, c->f2.ia);
     k->f1j[l] = c->f1.j;
     k->f2j[l] = c->f2.j;
     k->k11[l] = c->k11;
@@ -387,17 +408,22 @@ void physics__rigid_wide_lane(physics__rigid *r, uint32_t ci, const physics__rig
         wide__lane(&r->block[at / 4u], at % 4u, r, c);
 }
 
-/* A padding lane: no mass, no impulse, no points; it reads body 0 and writes nothing. */
+/* A padding lane: no mass, no impulse; it reads body 0 and writes nothing. Its points are zero
+ * as far as the block's lanes have any (the passes read no further). */
 static void wide__pad(physics__rigid_block *k, uint32_t l)
 {
     k->a[l] = k->b[l] = 0;
     k->lane_count[l] = k->lane_passes[l] = 0;
+    for (uint32_t q = 0; q < k->count; q++)
+        wide__point_zero(k, q, l);
     k->impact[l] = k->inv_ma[l] = k->inv_mb[l] = 0.0f;
     wide__v3_set(&k->normal, l, v3(0, 0, 0));
     wide__v3_set(&k->t1, l, v3(0, 0, 0));
     wide__v3_set(&k->t2, l, v3(0, 0, 0));
     wide__row_zero(&k->f1, l);
     wide__row_zero(&k->f2, l);
+    wide__v3_set(&k->f1_ia, l, v3(0, 0, 0));
+    wide__v3_set(&k->f2_ia, l, v3(0, 0, 0));
     k->f1j[l] = k->f2j[l] = 0.0f;
     k->k11[l] = k->k12[l] = k->k22[l] = 0.0f;
     wide__v3_set(&k->twist_a, l, v3(0, 0, 0));
@@ -407,24 +433,11 @@ static void wide__pad(physics__rigid_block *k, uint32_t l)
     k->anchor1[l] = k->anchor2[l] = 0.0f;
 }
 
-/* Whether body x's velocities are free of -0 (then pushes of zero leave them as they are:
- * wide__push). A body that does not move is changed by nothing but pushes of zero (contacts',
- * joints'), which never make a -0, so what holds when the contacts are made holds through the
- * step. */
-static bool wide__still(const physics__rigid_body *x)
-{
-    const float f[6] = {x->v.x, x->v.y, x->v.z, x->w.x, x->w.y, x->w.z};
-    for (uint32_t i = 0; i < 6; i++)
-        if (f[i] == 0.0f && signbit(f[i]))
-            return false;
-    return true;
-}
-
-/* Blocks [begin, end) x WIDE_SLICE once their contacts' lanes are written: padding lanes, what
- * the block's lanes share (the most points and passes; which lanes' bodies move: bodies that do
- * not move, static, kinematic, asleep, are read, never written, so any number of lanes and
- * threads may read them), and each lane's rows past its points zero up to the block's most (the
- * passes read no further). */
+/* Blocks [begin, end) x WIDE_SLICE once their contacts' lanes are written: what the block's
+ * lanes share (the most points and passes; which lanes' bodies move: bodies that do not move,
+ * static, kinematic, asleep, are read, never written, so any number of lanes and threads may read
+ * them; whether all bodies a are still), then padding lanes. A padding lane's arithmetic is its
+ * own and never written: its body a does not count. */
 static void wide__seal_range(void *user, uint32_t begin, uint32_t end)
 {
     physics__rigid *r = user;
@@ -435,24 +448,19 @@ static void wide__seal_range(void *user, uint32_t begin, uint32_t end)
         blk->passes = 0;
         blk->still_a = 1;
         for (uint32_t l = 0; l < 4; l++) {
-            if (r->lanes[4 * k + l] == UINT32_MAX) {
-                wide__pad(blk, l);
+            if (r->lanes[4 * k + l] == UINT32_MAX)
                 continue;
-            }
             blk->write_a |= blk->inv_ma[l] > 0.0f ? 1u << l : 0u;
             blk->write_b |= blk->inv_mb[l] > 0.0f ? 1u << l : 0u;
+            blk->still_a &= blk->lane_still[l];
             if (blk->lane_count[l] > blk->count)
                 blk->count = blk->lane_count[l];
             if (blk->lane_passes[l] > blk->passes)
                 blk->passes = blk->lane_passes[l];
         }
-        /* (A padding lane's arithmetic is its own and never written: any body a will do.) */
-        for (uint32_t l = 0; l < 4 && blk->still_a; l++)
-            blk->still_a = blk->write_a == 0 && (r->lanes[4 * k + l] == UINT32_MAX ||
-                                                 wide__still(&r->body[blk->a[l]]));
         for (uint32_t l = 0; l < 4; l++)
-            for (uint32_t q = blk->lane_count[l]; q < blk->count; q++)
-                wide__point_zero(blk, q, l);
+            if (r->lanes[4 * k + l] == UINT32_MAX)
+                wide__pad(blk, l);
     }
 }
 
