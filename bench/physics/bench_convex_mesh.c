@@ -46,8 +46,12 @@ static uint32_t convex_vs_mesh(physics__scene *s)
                                          .restitution = 0.6f,
                                          .position = {-centre, max_height, -centre}};
     physics__bodies_add_mesh(&s->bodies, (ct_entity_t){1}, &ground, mesh);
-    const float pyramid[15] = {0, 1, 0, 1, 0, 0, -1, 0, 0, 0, 0, 1, 0, 0, -1};
+    /* One pyramid that every pyramid body uses, as Jolt's share one ConvexHullShape. */
+    const float points[15] = {0, 1, 0, 1, 0, 0, -1, 0, 0, 0, 0, 1, 0, 0, -1};
+    physics__hull built;
     char reason[160];
+    physics__hull_build(&built, points, 5, reason, sizeof reason);
+    physics__hull *pyramid = physics__bodies_hull(&s->bodies, &built);
     uint32_t id = 2;
     for (int x = -10; x <= 10; x++)
         for (int y = 0; y < 4; y++)
@@ -71,13 +75,11 @@ static uint32_t convex_vs_mesh(physics__scene *s)
                     d.radius = 0.5f, d.half_height = 0.75f;
                     d.mass = 1000.0f * 3.14159265f * 0.25f * (1.5f + 4.0f / 3.0f * 0.5f);
                 } else {
-                    physics__hull *h = ct_alloc(s->a, sizeof *h);
-                    physics__hull_build(h, pyramid, 5, reason, sizeof reason);
                     d.shape = CT_BODY_HULL;
-                    d.mass = 1000.0f * h->volume;
+                    d.mass = 1000.0f * pyramid->volume;
                     /* Jolt places a hull by its points' frame; ours by its centre of mass. */
-                    d.position[1] += h->centroid.y;
-                    physics__bodies_add_hull(&s->bodies, e, &d, h);
+                    d.position[1] += pyramid->centroid.y;
+                    physics__bodies_add_hull(&s->bodies, e, &d, pyramid);
                     continue;
                 }
                 physics__bodies_add_rigid(&s->bodies, e, &d);

@@ -72,6 +72,7 @@
  *                               threads finish a section no sooner than that): the best threads_x
  *                               the step allows without the pool's own cost
  *   physics.pyramid_100_serial_share, _amdahl   the same for the translation-only pyramid_100
+ *   physics.joint_grid_serial_share, _amdahl, _bound   the same for Box3D's joint_grid
  *   physics.threads_x_many_pyramids, _joint_grid, _convex_vs_mesh, _jolt_high_speed  those
  *                               scenes (as their own groups build them) on one thread / on the
  *                               pool, by wall time, median of interleaved rounds' ratios (group
@@ -892,12 +893,16 @@ static void threads_large_pyramid(physics__scene *s)
 
 static void threads_pyramid_100(physics__scene *s) { pyramid_scene(s, 100); }
 
+static void box3d_joint_grid_scene(physics__scene *s);
+
 static void bench_threads_serial(void)
 {
     threads_serial("large_pyramid", "physics.threads_x_serial_share", "physics.threads_x_amdahl",
                    "physics.threads_x_bound", threads_large_pyramid);
     threads_serial("pyramid_100 (translation only)", "physics.pyramid_100_serial_share",
                    "physics.pyramid_100_amdahl", NULL, threads_pyramid_100);
+    threads_serial("joint_grid", "physics.joint_grid_serial_share", "physics.joint_grid_amdahl",
+                   "physics.joint_grid_bound", box3d_joint_grid_scene);
 }
 
 /* Still standing: how far large_pyramid's top cube moves from step 200 (the soft contacts have

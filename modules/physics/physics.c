@@ -964,21 +964,18 @@ static int b_add_hull(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *
         return CT_ERR_INVALID;
     if (physics__bodies_find(&m->scene.bodies, e) != UINT32_MAX)
         return CT_ERR_CONFLICT;
-    ct_allocator_t *a = m->scene.bodies.a;
-    physics__hull *h = ct_alloc(a, sizeof *h);
+    /* Built here, kept once: the bodies of one shape (a level's hundred rocks) share it. */
+    physics__hull built;
+    char reason[128];
+    if (!desc_ok(physics__hull_build(&built, points, count, reason, sizeof reason), "add_hull_body",
+                 w, e))
+        return CT_ERR_INVALID;
+    ct_rigid_body_desc_t placed;
+    if (!rigid_placed(w, e, d, &placed))
+        return CT_ERR_INVALID;
+    physics__hull *h = physics__bodies_hull(&m->scene.bodies, &built);
     if (!h)
         return CT_ERR_NOMEM;
-    char reason[128];
-    if (!desc_ok(physics__hull_build(h, points, count, reason, sizeof reason), "add_hull_body", w,
-                 e)) {
-        ct_free(a, h, sizeof *h);
-        return CT_ERR_INVALID;
-    }
-    ct_rigid_body_desc_t placed;
-    if (!rigid_placed(w, e, d, &placed)) {
-        ct_free(a, h, sizeof *h);
-        return CT_ERR_INVALID;
-    }
     const int err = physics__bodies_add_hull(&m->scene.bodies, e, &placed, h);
     if (!err)
         physics__scene_touched(&m->scene, m->scene.bodies.n - 1);

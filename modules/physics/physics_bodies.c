@@ -339,19 +339,111 @@ static const char *bodies__built_desc_error(const ct_rigid_body_desc_t *d, uint3
     return physics__rigid_desc_error(&r);
 }
 
-/* The shapes a body owns (allocated from the bodies' allocator): one at most, the others NULL. */
+/* ---- hulls shared by the bodies of one shape ------------------------------------------------ */
+
+/* A hash of the shape's bytes (FNV-1a on 32-bit words), never the map's empty key. */
+static uint64_t bodies__hull_key(const physics__hull *h)
+{
+    _Static_assert(PHYSICS_HULL_SHAPE_BYTES % 4u == 0, "a hull's shape is whole words");
+    const unsigned char *bytes = (const unsigned char *)h;
+    uint64_t k = 0xcbf29ce484222325ull;
+    for (size_t o = 0; o < PHYSICS_HULL_SHAPE_BYTES; o += 4) {
+        uint32_t w;
+        memcpy(&w, bytes + o, 4);
+        k = (k ^ w) * 0x100000001b3ull;
+    }
+    return k == PHYSICS_MAP_EMPTY ? 0 : k;
+}
+
+/* Where h is in the registry, or UINT32_MAX. */
+static uint32_t bodies__hull_place(const physics__bodies *b, const physics__hull *h)
+{
+    const uint32_t k = physics__map_get(&b->hull_map, h->key);
+    return k != UINT32_MAX && b->hulls[k] == h ? k : UINT32_MAX;
+}
+
+/* The registered hull of built's shape, or NULL; *key gets built's key. */
+static physics__hull *bodies__hull_find(const physics__bodies *b, const physics__hull *built,
+                                        uint64_t *key)
+{
+    *key = bodies__hull_key(built);
+    const uint32_t k = physics__map_get(&b->hull_map, *key);
+    return k != UINT32_MAX && memcmp(b->hulls[k], built, PHYSICS_HULL_SHAPE_BYTES) == 0
+               ? b->hulls[k]
+               : NULL;
+}
+
+/* Notes h (no equal one noted) under key, for the next of its shape to find. Another shape of the
+ * same key (a collision), or no room to note it: h stays a hull of its own. */
+static void bodies__hull_note(physics__bodies *b, physics__hull *h, uint64_t key)
+{
+    h->key = key;
+    if (physics__map_get(&b->hull_map, key) == UINT32_MAX &&
+        physics__map_reserve(&b->hull_map, b->num_hulls + 1) == 0 &&
+        ct_array_reserve_of(b->a, &b->hulls, &b->cap_hulls, b->num_hulls + 1, 16)) {
+        b->hulls[b->num_hulls] = h;
+        *physics__map_upsert(&b->hull_map, key, b->num_hulls) = b->num_hulls;
+        b->num_hulls++;
+    }
+}
+
+physics__hull *physics__bodies_hull(physics__bodies *b, const physics__hull *built)
+{
+    uint64_t key;
+    physics__hull *h = bodies__hull_find(b, built, &key);
+    if (h)
+        return h;
+    h = ct_alloc(b->a, sizeof *h);
+    if (!h)
+        return NULL;
+    memcpy(h, built, PHYSICS_HULL_SHAPE_BYTES);
+    h->users = 0;
+    bodies__hull_note(b, h, key);
+    return h;
+}
+
+/* A body stops using h, or h found no use: the last user frees it (off the registry too). */
+static void bodies__hull_release(physics__bodies *b, physics__hull *h)
+{
+    if (h->users > 1) {
+        h->users--;
+        return;
+    }
+    const uint32_t k = bodies__hull_place(b, h);
+    if (k != UINT32_MAX) {
+        physics__map_remove(&b->hull_map, h->key);
+        const uint32_t last = --b->num_hulls;
+        if (k != last) {
+            b->hulls[k] = b->hulls[last];
+            *physics__map_upsert(&b->hull_map, b->hulls[k]->key, k) = k;
+        }
+    }
+    ct_free(b->a, h, sizeof *h);
+}
+
+/* ---- bodies of shapes built beforehand ------------------------------------------------------ */
+
+/* The shapes a body owns (allocated from the bodies' allocator): one at most, the others NULL. A
+ * hull it shares with the bodies of its shape. */
 typedef struct bodies__owned {
     physics__hull *hull;
     physics__compound *compound;
     physics__mesh *mesh;
 } bodies__owned;
 
-static void bodies__free_owned(ct_allocator_t *a, bodies__owned o)
+static void bodies__free_owned(physics__bodies *b, bodies__owned o)
 {
     if (o.hull)
-        ct_free(a, o.hull, sizeof *o.hull);
-    physics__compound_free(a, o.compound);
-    physics__mesh_free(a, o.mesh);
+        bodies__hull_release(b, o.hull);
+    /* A compound's hulls, shared once its body was added (physics__bodies_add_compound), go as a
+     * body's do; physics__compound_free frees the rest. */
+    for (uint32_t k = 0; o.compound && k < o.compound->count; k++)
+        if (o.compound->child[k].hull && o.compound->child[k].hull->users) {
+            bodies__hull_release(b, o.compound->child[k].hull);
+            o.compound->child[k].hull = NULL;
+        }
+    physics__compound_free(b->a, o.compound);
+    physics__mesh_free(b->a, o.mesh);
 }
 
 static bodies__owned bodies__owned_by(const physics__bodies *b, uint32_t i)
@@ -360,16 +452,20 @@ static bodies__owned bodies__owned_by(const physics__bodies *b, uint32_t i)
 }
 
 /* Adds the body of r (its shape and inertia set) that owns `o`, its bounds `half` about its
- * centre; frees o when it fails. */
+ * centre; frees o when it fails (a hull only when no body uses it). */
 static int bodies__add_owning(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *r,
                               bodies__owned o, physics__v3 half)
 {
     const int err = physics__bodies_add_rigid(b, e, r);
     if (err) {
-        bodies__free_owned(b->a, o);
+        if (o.hull && o.hull->users)
+            o.hull = NULL; /* the bodies using it keep it */
+        bodies__free_owned(b, o);
         return err;
     }
     const uint32_t i = b->n - 1;
+    if (o.hull)
+        o.hull->users++;
     b->hull[i] = o.hull;
     b->compound[i] = o.compound;
     b->mesh[i] = o.mesh;
@@ -421,8 +517,26 @@ int physics__bodies_add_compound(physics__bodies *b, ct_entity_t e, const ct_rig
                                         fabsf(ax.z) + fabsf(ay.z) + fabsf(az.z));
         half = v3_max(half, v3(fabsf(p.x) + e3.x, fabsf(p.y) + e3.y, fabsf(p.z) + e3.z));
     }
-    return bodies__add_built(b, e, d, CT_BODY_COMPOUND, c->inertia, (bodies__owned){.compound = c},
-                             half);
+    const int err = bodies__add_built(b, e, d, CT_BODY_COMPOUND, c->inertia,
+                                      (bodies__owned){.compound = c}, half);
+    if (err)
+        return err;
+    /* Its hull children are shared like hull bodies' (each built in a block of its own). */
+    for (uint32_t k = 0; k < c->count; k++) {
+        physics__child *x = &c->child[k];
+        if (!x->hull)
+            continue;
+        uint64_t key;
+        physics__hull *same = bodies__hull_find(b, x->hull, &key);
+        if (same) {
+            ct_free(b->a, x->hull, sizeof *x->hull);
+            x->hull = same;
+        } else {
+            bodies__hull_note(b, x->hull, key);
+        }
+        x->hull->users++;
+    }
+    return 0;
 }
 
 int physics__bodies_add_mesh(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d,
@@ -458,7 +572,7 @@ bool physics__bodies_remove(physics__bodies *b, ct_entity_t e)
     if (i == UINT32_MAX)
         return false;
     const uint32_t last = --b->n;
-    bodies__free_owned(b->a, bodies__owned_by(b, i));
+    bodies__free_owned(b, bodies__owned_by(b, i));
     if (i == last)
         b->num_rotating -= b->rotates[i];
     if (i != last) {
@@ -502,9 +616,13 @@ bool physics__bodies_remove(physics__bodies *b, ct_entity_t e)
 void physics__bodies_free(physics__bodies *b)
 {
     for (uint32_t i = 0; i < b->n; i++)
-        bodies__free_owned(b->a, bodies__owned_by(b, i));
+        bodies__free_owned(b, bodies__owned_by(b, i));
     physics__soa_free(b->a, &b->buffer, bodies__fields, BODY_NUM_FIELDS, b->cap);
     physics__mesh_near_free(b);
     physics__map_free(&b->map);
-    b->n = b->cap = b->num_rotating = 0;
+    if (b->hulls)
+        ct_free(b->a, b->hulls, (size_t)b->cap_hulls * sizeof *b->hulls);
+    b->hulls = NULL;
+    physics__map_free(&b->hull_map);
+    b->n = b->cap = b->num_rotating = b->num_hulls = b->cap_hulls = 0;
 }

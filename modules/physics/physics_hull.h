@@ -1,10 +1,12 @@
 /*
  * physics_hull.h: convex hulls (v5), shared by the files that build, collide and query them.
  *
- * A hull is built once from its points (physics__hull_build) into a fixed-size block the body owns:
- * its corners about the centre of mass, its faces as planes with their corners in turn round the
- * outward normal, and its edges with the two faces that meet there (what the separating-axis test
- * of two polytopes needs to skip edge pairs that cannot separate them).
+ * A hull is built once from its points (physics__hull_build) into a fixed-size block: its corners
+ * about the centre of mass, its faces as planes with their corners in turn round the outward
+ * normal, and its edges with the two faces that meet there (what the separating-axis test of two
+ * polytopes needs to skip edge pairs that cannot separate them). Built, it never changes, so the
+ * bodies of one shape share one block (physics__bodies_hull): a game places many of the same
+ * rock, and one block stays in the cache where a copy each missed it at every contact.
  */
 #ifndef PHYSICS_HULL_H
 #define PHYSICS_HULL_H
@@ -12,6 +14,7 @@
 #include "physics_internal.h"
 
 #include <stdatomic.h>
+#include <stddef.h>
 
 #define PHYSICS_HULL_MAX_VERTICES CT_PHYSICS_MAX_HULL_POINTS
 /* Euler's bounds for a convex polyhedron of V corners: at most 2V - 4 faces and 3V - 6 edges. */
@@ -36,7 +39,14 @@ struct physics__hull {
     uint8_t face_count[PHYSICS_HULL_MAX_FACES];
     uint8_t face_index[2u * PHYSICS_HULL_MAX_EDGES]; /* each face's corners, counter-clockwise */
     physics__hull_edge edge[PHYSICS_HULL_MAX_EDGES];
+    /* Past the shape, so the shape's bytes compare as one block (physics__hull_build zeroes every
+     * byte first, padding and unused slots too): the bookkeeping of the bodies that share it. */
+    uint32_t users; /* bodies using it (physics_bodies.c); 0 when built */
+    uint64_t key;   /* its key in the bodies' registry, a hash of the shape's bytes */
 };
+
+/* The bytes of a hull that make its shape: the whole block before its bookkeeping. */
+#define PHYSICS_HULL_SHAPE_BYTES offsetof(physics__hull, users)
 
 /* Builds the hull of points[0 .. count - 1] into *h. NULL, or why the points are refused (a
  * static string, or `reason` filled when it names points). */

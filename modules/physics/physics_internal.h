@@ -341,8 +341,9 @@ typedef struct physics__bodies {
     /* v5: damping (set_damping); {0, 0} unless set, and a body at {0, 0} is never scaled (its
      * velocities keep every bit). Only dynamic bodies are slowed. */
     physics__damping *damping;
-    /* v5: the hull of a CT_BODY_HULL body, which the body owns (allocated from `a`), else NULL.
-     * A hull body's `half` bounds its corners on each axis. */
+    /* v5: the hull of a CT_BODY_HULL body (allocated from `a`), else NULL; bodies of one shape
+     * share one, freed when the last of them goes. A hull body's `half` bounds its corners on
+     * each axis. */
     physics__hull **hull;
     /* v5: the children of a CT_BODY_COMPOUND body (owned, from `a`), else NULL; `half` bounds
      * them. */
@@ -355,6 +356,11 @@ typedef struct physics__bodies {
     physics__mesh_near *near;
     uint32_t num_near, mesh_serial;
     physics__map map;
+    /* The hulls bodies use that physics__bodies_hull gave, each once: hull_map takes a hash of a
+     * hull's shape (physics__hull.key) to its place in hulls[0 .. num_hulls). */
+    physics__hull **hulls;
+    uint32_t num_hulls, cap_hulls;
+    physics__map hull_map;
 } physics__bodies;
 
 int physics__bodies_reserve(physics__bodies *b, uint32_t n);
@@ -371,8 +377,13 @@ const char *physics__bodies_set_damping(physics__bodies *b, uint32_t i, float li
 /* v4 bodies: why a desc is bad (the field and its range), or NULL; add one. */
 const char *physics__rigid_desc_error(const ct_rigid_body_desc_t *d);
 int physics__bodies_add_rigid(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d);
-/* v5: a hull body (d->shape CT_BODY_HULL); the body takes h, allocated from b->a, and frees it
- * when it goes (on any error too). */
+/* v5: the hull of b's bodies whose shape is built's, bit for bit (physics__hull_build made
+ * it), or a copy of built from b->a that the next ones of that shape will share; NULL when out of
+ * memory. A new copy is the caller's to give to physics__bodies_add_hull. */
+physics__hull *physics__bodies_hull(physics__bodies *b, const physics__hull *built);
+/* v5: a hull body (d->shape CT_BODY_HULL) using h, allocated from b->a: physics__bodies_hull's,
+ * or one built in place. Any number of bodies may use one hull; the last of them to go frees it,
+ * and so does an error when no body uses it. */
 int physics__bodies_add_hull(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d,
                              physics__hull *h);
 /* Why a hull or compound body's desc is bad (its sizes are not read), or NULL. */
@@ -893,9 +904,18 @@ typedef struct physics__joints {
     uint32_t n, cap;
     uint32_t next_id; /* the next handle (from 1) */
     /* The entity pairs (lower id << 32 | higher) whose contacts joints turn off, sorted: made by
-     * physics__joints_begin for physics__contacts_order. */
+     * physics__joints_begin for physics__contacts_order, again when keys_made is false (every
+     * change of the joints clears it). */
     uint64_t *keys;
     uint32_t num_keys, cap_keys;
+    bool keys_made;
+    /* The step's batches (physics__joints_colour): joints of one batch share no body that moves,
+     * so a batch is solved on any threads; batch t is order[start[t] .. start[t + 1]). */
+    uint32_t *order, *batch, *start; /* order and batch: a joint each; start: a batch each, + 1 */
+    uint64_t *used;                  /* per body: the batches it is in (colours or waves) */
+    uint32_t num_batches;
+    bool overflow; /* the last batch is the colours' overflow: its joints may share bodies */
+    uint32_t cap_order, cap_batch, cap_start, cap_used;
 } physics__joints;
 
 /* ---- Character movers (physics_character.c) -------------------------------------------------
@@ -1307,16 +1327,17 @@ void physics__joints_drop_entity(physics__scene *s, uint32_t e);
 int physics__joints_drop_entities(physics__scene *s, const ct_entity_t *entities, uint32_t n);
 /* The joint's coordinate (ct_physics_api_v4.joint_value) from the bodies' present poses. */
 float physics__joint_value(const physics__scene *s, const physics__joint *j);
-/* The rigid step's parts: finds the bodies (waking what a moving body is joined to), then per
- * substep the warm start and a pass (soft with use_bias, rigid without), and at the end the
- * forces. The rigid solver's body states must be gathered. */
+/* The rigid step's parts: finds the bodies (waking what a moving body is joined to); once the
+ * rigid solver's body states are gathered, sorts the joints into batches (0 or CT_ERR_NOMEM);
+ * then adds to s->rigid.stages, per substep, the warm start and the passes (mode
+ * PHYSICS_WIDE_WARM, _PUSH: soft, _RELAX: rigid), and at the end the forces (PHYSICS_JOINTS_END). */
+#define PHYSICS_JOINTS_END 3
 int physics__joints_begin(physics__scene *s);
 /* Drops the sorted pairs that joints keep apart from order[0 .. *count), in place. */
 void physics__joints_filter_pairs(const physics__scene *s, physics__keyed_pair *order,
                                   uint32_t *count);
-void physics__joints_warm_start(physics__scene *s);
-void physics__joints_solve(physics__scene *s, float h, bool use_bias);
-void physics__joints_end(physics__scene *s, float h);
+int physics__joints_colour(physics__scene *s);
+void physics__joints_stages(physics__scene *s, float h, int mode);
 void physics__joints_free(physics__scene *s);
 
 /* Characters (physics_character.c): add one for the body of `entity` (a kinematic capsule);

@@ -16,7 +16,11 @@
  * last, as Box2D does: what holds the bodies together has the last word. The accumulated
  * impulses warm start the next substep and the next step. Joints are solved after the contacts
  * in each pass: a link of a falling chain struck by the floor opened its joint by 3 cm when the
- * contacts had the last word, 6 mm now. */
+ * contacts had the last word, 6 mm now.
+ *
+ * A pass is a few stages (physics_stages.c), one per batch of joints that share no moving body,
+ * each on any threads (physics__joints_colour): solved in one stage by one thread, Box3D's
+ * joint_grid (19,800 joints) gained nothing from a second thread. */
 #include "physics_internal.h"
 
 #include <stdlib.h>
@@ -33,6 +37,14 @@
 #define JOINT_HERTZ 60.0f
 #define JOINT_DAMPING 2.0f
 #define JOINT_PI 3.14159265f
+/* Fewer joints than this are batched in waves, which keep the handle order's results, more in
+ * colours (see physics__joints_colour). */
+#define JOINT_COLOUR_MIN 2048u
+/* Colours of the joints (bits of a body's uint64_t); a joint that finds none free goes to the
+ * overflow after them. */
+#define JOINT_COLOURS 63u
+/* Joints a thread takes from a batch at a time. */
+#define JOINT_SLICE 128u
 
 /* ---- quaternions and small matrices ------------------------------------------------------ */
 
@@ -149,6 +161,7 @@ int physics__joints_add(physics__scene *s, uint32_t a, uint32_t b, const ct_join
     joints__pose(bs, a, &pa, &qa);
     joints__pose(bs, b, &pb, &qb);
     physics__joint *j = &js->j[js->n++];
+    js->keys_made = false;
     /* The API's a is B here: desc's anchor is on B, anchor_b (distance joints) on A. */
     const physics__v3 anchor_b = v3_load(d->anchor);
     const physics__v3 anchor = d->type == CT_JOINT_DISTANCE ? v3_load(d->anchor_b) : anchor_b;
@@ -214,6 +227,7 @@ static void joints__erase(physics__joints *js, uint32_t k)
 {
     memmove(&js->j[k], &js->j[k + 1], (size_t)(js->n - k - 1) * sizeof *js->j);
     js->n--;
+    js->keys_made = false;
 }
 
 bool physics__joints_remove(physics__scene *s, uint32_t id)
@@ -237,6 +251,8 @@ void physics__joints_drop_entity(physics__scene *s, uint32_t e)
         else
             js->j[kept++] = js->j[k];
     }
+    if (kept != js->n)
+        js->keys_made = false;
     js->n = kept;
 }
 
@@ -262,7 +278,7 @@ int physics__joints_drop_entities(physics__scene *s, const ct_entity_t *entities
             js->j[kept - 1] = *j;
     }
     if (kept != js->n)
-        s->quiet = false;
+        s->quiet = false, js->keys_made = false;
     js->n = kept;
     physics__map_free(&dying);
     return 0;
@@ -275,9 +291,15 @@ void physics__joints_free(physics__scene *s)
         ct_free(s->a, js->j, (size_t)js->cap * sizeof *js->j);
     if (js->keys)
         ct_free(s->a, js->keys, (size_t)js->cap_keys * sizeof *js->keys);
-    js->j = NULL;
-    js->keys = NULL;
-    js->n = js->cap = js->num_keys = js->cap_keys = 0;
+    if (js->order)
+        ct_free(s->a, js->order, (size_t)js->cap_order * sizeof *js->order);
+    if (js->batch)
+        ct_free(s->a, js->batch, (size_t)js->cap_batch * sizeof *js->batch);
+    if (js->start)
+        ct_free(s->a, js->start, (size_t)js->cap_start * sizeof *js->start);
+    if (js->used)
+        ct_free(s->a, js->used, (size_t)js->cap_used * sizeof *js->used);
+    *js = (physics__joints){.next_id = js->next_id};
 }
 
 /* ---- geometry --------------------------------------------------------------------------------- */
@@ -431,25 +453,41 @@ static bool joints__has_rotation(const physics__joint *j)
 
 /* ---- the solver --------------------------------------------------------------------------------- */
 
-/* The two bodies' solver states (the world's: a body that never moves). */
+/* The two bodies' solver states. One that no impulse moves (the world, a static, kinematic or
+ * sleeping body: no inverse mass, no inverse inertia) is a copy: the joints of a batch may share
+ * it (physics__joints_colour), and writing it back would change nothing but a -0. */
 typedef struct joints__pair {
     physics__rigid_body *A, *B;
     const float *ia, *ib;
+    physics__rigid_body still[2];
 } joints__pair;
 
-static physics__rigid_body joints__world_body;
 static const float joints__no_inertia[9];
 
-static joints__pair joints__bodies(physics__scene *s, const physics__joint *j)
+/* Whether instance i (UINT32_MAX: the world) is moved by impulses. */
+static inline bool joints__moves(const physics__rigid *r, uint32_t i)
+{
+    return i != UINT32_MAX && r->body[i].inv_mass != 0.0f;
+}
+
+static inline void joints__bodies(physics__scene *s, const physics__joint *j, joints__pair *p)
 {
     physics__rigid *r = &s->rigid;
-    joints__world_body = (physics__rigid_body){0};
-    return (joints__pair){
-        j->a == UINT32_MAX ? &joints__world_body : &r->body[j->a],
-        j->b == UINT32_MAX ? &joints__world_body : &r->body[j->b],
-        j->a == UINT32_MAX ? joints__no_inertia : r->inv_i[j->a].m,
-        j->b == UINT32_MAX ? joints__no_inertia : r->inv_i[j->b].m,
-    };
+    const uint32_t ends[2] = {j->a, j->b};
+    physics__rigid_body *at[2];
+    for (int e = 0; e < 2; e++) {
+        const uint32_t i = ends[e];
+        if (joints__moves(r, i)) {
+            at[e] = &r->body[i];
+        } else {
+            p->still[e] = i == UINT32_MAX ? (physics__rigid_body){0} : r->body[i];
+            at[e] = &p->still[e];
+        }
+    }
+    p->A = at[0];
+    p->B = at[1];
+    p->ia = j->a == UINT32_MAX ? joints__no_inertia : r->inv_i[j->a].m;
+    p->ib = j->b == UINT32_MAX ? joints__no_inertia : r->inv_i[j->b].m;
 }
 
 static void joints__row_apply(const joints__pair *p, const joints__row *row, float lambda)
@@ -481,25 +519,37 @@ static int joints__cmp_u64(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
+/* The instance of entity e's body: where it was at the last step while it is still there
+ * (instances move only when bodies are removed), else looked up. */
+static uint32_t joints__instance(const physics__bodies *b, uint32_t e, uint32_t was)
+{
+    return was < b->n && b->entity[was].id == e ? was : physics__bodies_find(b, (ct_entity_t){e});
+}
+
 int physics__joints_begin(physics__scene *s)
 {
     physics__bodies *b = &s->bodies;
     physics__joints *js = &s->joints;
-    if (physics__reserve(s->a, (void **)&js->keys, &js->cap_keys, js->n, sizeof *js->keys))
-        return CT_ERR_NOMEM;
-    js->num_keys = 0;
-    for (uint32_t k = 0; k < js->n; k++) {
-        const physics__joint *j = &js->j[k];
-        if (!(j->flags & CT_JOINT_COLLIDE) && j->ea)
-            js->keys[js->num_keys++] =
-                j->ea < j->eb ? (uint64_t)j->ea << 32 | j->eb : (uint64_t)j->eb << 32 | j->ea;
+    /* The keys change only with the joints: sorted again after a change (a grid's 19,800 took
+     * a twentieth of its step). */
+    if (!js->keys_made) {
+        if (physics__reserve(s->a, (void **)&js->keys, &js->cap_keys, js->n, sizeof *js->keys))
+            return CT_ERR_NOMEM;
+        js->num_keys = 0;
+        for (uint32_t k = 0; k < js->n; k++) {
+            const physics__joint *j = &js->j[k];
+            if (!(j->flags & CT_JOINT_COLLIDE) && j->ea)
+                js->keys[js->num_keys++] =
+                    j->ea < j->eb ? (uint64_t)j->ea << 32 | j->eb : (uint64_t)j->eb << 32 | j->ea;
+        }
+        if (js->num_keys > 1)
+            qsort(js->keys, js->num_keys, sizeof *js->keys, joints__cmp_u64);
+        js->keys_made = true;
     }
-    if (js->num_keys > 1)
-        qsort(js->keys, js->num_keys, sizeof *js->keys, joints__cmp_u64);
     for (uint32_t k = 0; k < js->n; k++) {
         physics__joint *j = &js->j[k];
-        j->a = j->ea ? physics__bodies_find(b, (ct_entity_t){j->ea}) : UINT32_MAX;
-        j->b = physics__bodies_find(b, (ct_entity_t){j->eb});
+        j->a = j->ea ? joints__instance(b, j->ea, j->a) : UINT32_MAX;
+        j->b = joints__instance(b, j->eb, j->b);
         /* A moving body wakes what it is joined to (both sleep together, see physics_islands.c). */
         const uint32_t ends[2] = {j->a, j->b};
         for (int e = 0; e < 2; e++) {
@@ -530,25 +580,21 @@ void physics__joints_filter_pairs(const physics__scene *s, physics__keyed_pair *
     *count = kept;
 }
 
-void physics__joints_warm_start(physics__scene *s)
+/* Joint j's impulses of the last substep (or step), applied again. */
+static void joints__warm_start(physics__scene *s, const physics__joint *j)
 {
-    physics__joints *js = &s->joints;
     joints__row rows[PHYSICS_JOINT_ROWS];
-    for (uint32_t k = 0; k < js->n; k++) {
-        physics__joint *j = &js->j[k];
-        if (j->b == UINT32_MAX)
-            continue;
-        const joints__pair p = joints__bodies(s, j);
-        joints__geo g;
-        joints__geometry(&s->bodies, j, &g);
-        const uint32_t n = joints__rows(j, &g, rows);
-        for (uint32_t q = 0; q < n; q++)
-            joints__row_apply(&p, &rows[q], j->row_j[rows[q].slot]);
-        if (joints__has_point(j))
-            joints__point_apply(&p, &g, j->lin_j);
-        if (joints__has_rotation(j))
-            joints__rotation_apply(&p, j->ang_j);
-    }
+    joints__pair p;
+    joints__bodies(s, j, &p);
+    joints__geo g;
+    joints__geometry(&s->bodies, j, &g);
+    const uint32_t n = joints__rows(j, &g, rows);
+    for (uint32_t q = 0; q < n; q++)
+        joints__row_apply(&p, &rows[q], j->row_j[rows[q].slot]);
+    if (joints__has_point(j))
+        joints__point_apply(&p, &g, j->lin_j);
+    if (joints__has_rotation(j))
+        joints__rotation_apply(&p, j->ang_j);
 }
 
 /* The rotation vector (world axes) that would turn B back to its rest rotation against A. */
@@ -560,123 +606,254 @@ static physics__v3 joints__rotation_error(const physics__joint *j, const joints_
     return v3(2.0f * e.x, 2.0f * e.y, 2.0f * e.z);
 }
 
-void physics__joints_solve(physics__scene *s, float h, bool use_bias)
-{
-    physics__joints *js = &s->joints;
-    const float inv_h = 1.0f / h;
+/* The softness of the joints' equalities for substeps of h (physics__soft's three factors). */
+typedef struct joints__soft {
     float rate, mass_scale, impulse_scale;
-    physics__soft(f_min(JOINT_HERTZ, 0.25f / h), JOINT_DAMPING, h, &rate, &mass_scale,
-                  &impulse_scale);
+} joints__soft;
+
+/* A pass of joint j (soft with use_bias, rigid without). */
+static void joints__solve(physics__scene *s, physics__joint *j, float h, bool use_bias,
+                          joints__soft soft)
+{
+    const float inv_h = 1.0f / h;
+    const float rate = soft.rate, mass_scale = soft.mass_scale, impulse_scale = soft.impulse_scale;
     joints__row rows[PHYSICS_JOINT_ROWS];
-    for (uint32_t k = 0; k < js->n; k++) {
-        physics__joint *j = &js->j[k];
-        if (j->b == UINT32_MAX)
+    joints__pair p;
+    joints__bodies(s, j, &p);
+    physics__rigid_body *A = p.A, *B = p.B;
+    joints__geo g;
+    joints__geometry(&s->bodies, j, &g);
+    const uint32_t n = joints__rows(j, &g, rows);
+    for (uint32_t q = 0; q < n; q++) {
+        const joints__row *row = &rows[q];
+        const physics__v3 ia = joints__mat(p.ia, row->ca), ib = joints__mat(p.ib, row->cb);
+        const float nn = v3_dot(row->n, row->n);
+        const float kk =
+            (A->inv_mass + B->inv_mass) * nn + v3_dot(row->ca, ia) + v3_dot(row->cb, ib);
+        if (!(kk > 0.0f))
             continue;
-        const joints__pair p = joints__bodies(s, j);
-        physics__rigid_body *A = p.A, *B = p.B;
-        joints__geo g;
-        joints__geometry(&s->bodies, j, &g);
-        const uint32_t n = joints__rows(j, &g, rows);
-        for (uint32_t q = 0; q < n; q++) {
-            const joints__row *row = &rows[q];
-            const physics__v3 ia = joints__mat(p.ia, row->ca), ib = joints__mat(p.ib, row->cb);
-            const float nn = v3_dot(row->n, row->n);
-            const float kk =
-                (A->inv_mass + B->inv_mass) * nn + v3_dot(row->ca, ia) + v3_dot(row->cb, ib);
-            if (!(kk > 0.0f))
-                continue;
-            const float m = 1.0f / kk;
-            const float cdot =
-                v3_dot(row->n, v3_sub(B->v, A->v)) + v3_dot(row->cb, B->w) - v3_dot(row->ca, A->w);
-            float *acc = &j->row_j[row->slot];
-            float lambda;
-            if (row->kind == ROW_MOTOR) {
-                const float most = j->motor_max * h;
-                const float next = f_min(f_max(*acc - m * (cdot - j->motor_speed), -most), most);
-                lambda = next - *acc;
-                *acc = next;
-            } else if (row->kind == ROW_SPRING) {
-                float sr, sm, si;
-                physics__soft(j->hertz, j->damping, h, &sr, &sm, &si);
-                lambda = -sm * m * (cdot + sr * row->c) - si * *acc;
-                *acc += lambda;
-            } else if (row->kind == ROW_LIMIT) {
-                float bias = 0.0f, ms = 1.0f, is = 0.0f;
-                if (row->c > 0.0f)
-                    bias = row->c * inv_h; /* not there yet: close the gap, no more */
-                else if (use_bias)
-                    bias = rate * row->c, ms = mass_scale, is = impulse_scale;
-                const float next = f_max(*acc - ms * m * (cdot + bias) - is * *acc, 0.0f);
-                lambda = next - *acc;
-                *acc = next;
-            } else {
-                const float bias = use_bias ? rate * row->c : 0.0f;
-                const float ms = use_bias ? mass_scale : 1.0f, is = use_bias ? impulse_scale : 0.0f;
-                lambda = -ms * m * (cdot + bias) - is * *acc;
-                *acc += lambda;
-            }
-            joints__row_apply(&p, row, lambda);
+        const float m = 1.0f / kk;
+        const float cdot =
+            v3_dot(row->n, v3_sub(B->v, A->v)) + v3_dot(row->cb, B->w) - v3_dot(row->ca, A->w);
+        float *acc = &j->row_j[row->slot];
+        float lambda;
+        if (row->kind == ROW_MOTOR) {
+            const float most = j->motor_max * h;
+            const float next = f_min(f_max(*acc - m * (cdot - j->motor_speed), -most), most);
+            lambda = next - *acc;
+            *acc = next;
+        } else if (row->kind == ROW_SPRING) {
+            float sr, sm, si;
+            physics__soft(j->hertz, j->damping, h, &sr, &sm, &si);
+            lambda = -sm * m * (cdot + sr * row->c) - si * *acc;
+            *acc += lambda;
+        } else if (row->kind == ROW_LIMIT) {
+            float bias = 0.0f, ms = 1.0f, is = 0.0f;
+            if (row->c > 0.0f)
+                bias = row->c * inv_h; /* not there yet: close the gap, no more */
+            else if (use_bias)
+                bias = rate * row->c, ms = mass_scale, is = impulse_scale;
+            const float next = f_max(*acc - ms * m * (cdot + bias) - is * *acc, 0.0f);
+            lambda = next - *acc;
+            *acc = next;
+        } else {
+            const float bias = use_bias ? rate * row->c : 0.0f;
+            const float ms = use_bias ? mass_scale : 1.0f, is = use_bias ? impulse_scale : 0.0f;
+            lambda = -ms * m * (cdot + bias) - is * *acc;
+            *acc += lambda;
         }
-        const float ms = use_bias ? mass_scale : 1.0f, is = use_bias ? impulse_scale : 0.0f;
-        if (joints__has_rotation(j)) {
-            float K[9], Kinv[9];
-            for (int e = 0; e < 9; e++)
-                K[e] = p.ia[e] + p.ib[e];
-            joints__invert(K, Kinv);
-            const physics__v3 c =
-                use_bias ? v3_scale(joints__rotation_error(j, &g), rate) : v3(0, 0, 0);
-            const physics__v3 cdot = v3_add(v3_sub(B->w, A->w), c);
-            const physics__v3 L =
-                v3_sub(v3_scale(joints__mat(Kinv, cdot), -ms), v3_scale(j->ang_j, is));
-            j->ang_j = v3_add(j->ang_j, L);
-            joints__rotation_apply(&p, L);
+        joints__row_apply(&p, row, lambda);
+    }
+    const float ms = use_bias ? mass_scale : 1.0f, is = use_bias ? impulse_scale : 0.0f;
+    if (joints__has_rotation(j)) {
+        float K[9], Kinv[9];
+        for (int e = 0; e < 9; e++)
+            K[e] = p.ia[e] + p.ib[e];
+        joints__invert(K, Kinv);
+        const physics__v3 c =
+            use_bias ? v3_scale(joints__rotation_error(j, &g), rate) : v3(0, 0, 0);
+        const physics__v3 cdot = v3_add(v3_sub(B->w, A->w), c);
+        const physics__v3 L =
+            v3_sub(v3_scale(joints__mat(Kinv, cdot), -ms), v3_scale(j->ang_j, is));
+        j->ang_j = v3_add(j->ang_j, L);
+        joints__rotation_apply(&p, L);
+    }
+    if (joints__has_point(j)) {
+        /* K e = (mA + mB) e + (IA (rA x e)) x rA + (IB (rB x e)) x rB, column by column. */
+        float K[9], Kinv[9];
+        const physics__v3 axes[3] = {v3(1, 0, 0), v3(0, 1, 0), v3(0, 0, 1)};
+        for (int col = 0; col < 3; col++) {
+            const physics__v3 e = axes[col];
+            const physics__v3 kc =
+                v3_add(v3_scale(e, A->inv_mass + B->inv_mass),
+                       v3_add(v3_cross(joints__mat(p.ia, v3_cross(g.ra, e)), g.ra),
+                              v3_cross(joints__mat(p.ib, v3_cross(g.rb, e)), g.rb)));
+            K[col] = kc.x, K[3 + col] = kc.y, K[6 + col] = kc.z;
         }
-        if (joints__has_point(j)) {
-            /* K e = (mA + mB) e + (IA (rA x e)) x rA + (IB (rB x e)) x rB, column by column. */
-            float K[9], Kinv[9];
-            const physics__v3 axes[3] = {v3(1, 0, 0), v3(0, 1, 0), v3(0, 0, 1)};
-            for (int col = 0; col < 3; col++) {
-                const physics__v3 e = axes[col];
-                const physics__v3 kc =
-                    v3_add(v3_scale(e, A->inv_mass + B->inv_mass),
-                           v3_add(v3_cross(joints__mat(p.ia, v3_cross(g.ra, e)), g.ra),
-                                  v3_cross(joints__mat(p.ib, v3_cross(g.rb, e)), g.rb)));
-                K[col] = kc.x, K[3 + col] = kc.y, K[6 + col] = kc.z;
-            }
-            joints__invert(K, Kinv);
-            const physics__v3 vel =
-                v3_sub(v3_add(B->v, v3_cross(B->w, g.rb)), v3_add(A->v, v3_cross(A->w, g.ra)));
-            const physics__v3 cdot = v3_add(vel, use_bias ? v3_scale(g.d, rate) : v3(0, 0, 0));
-            const physics__v3 P =
-                v3_sub(v3_scale(joints__mat(Kinv, cdot), -ms), v3_scale(j->lin_j, is));
-            j->lin_j = v3_add(j->lin_j, P);
-            joints__point_apply(&p, &g, P);
-        }
+        joints__invert(K, Kinv);
+        const physics__v3 vel =
+            v3_sub(v3_add(B->v, v3_cross(B->w, g.rb)), v3_add(A->v, v3_cross(A->w, g.ra)));
+        const physics__v3 cdot = v3_add(vel, use_bias ? v3_scale(g.d, rate) : v3(0, 0, 0));
+        const physics__v3 P =
+            v3_sub(v3_scale(joints__mat(Kinv, cdot), -ms), v3_scale(j->lin_j, is));
+        j->lin_j = v3_add(j->lin_j, P);
+        joints__point_apply(&p, &g, P);
     }
 }
 
-void physics__joints_end(physics__scene *s, float h)
+/* Joint j's force and torque on B over the last substep of h. */
+static void joints__end(physics__scene *s, physics__joint *j, float h)
 {
-    physics__joints *js = &s->joints;
     const float inv_h = 1.0f / h;
     joints__row rows[PHYSICS_JOINT_ROWS];
-    for (uint32_t k = 0; k < js->n; k++) {
-        physics__joint *j = &js->j[k];
+    joints__geo g;
+    joints__geometry(&s->bodies, j, &g);
+    const uint32_t n = joints__rows(j, &g, rows);
+    physics__v3 f = joints__has_point(j) ? j->lin_j : v3(0, 0, 0);
+    physics__v3 t = joints__has_rotation(j) ? j->ang_j : v3(0, 0, 0);
+    for (uint32_t q = 0; q < n; q++) {
+        const float lambda = j->row_j[rows[q].slot];
+        if (rows[q].n.x != 0.0f || rows[q].n.y != 0.0f || rows[q].n.z != 0.0f)
+            f = v3_add(f, v3_scale(rows[q].n, lambda));
+        else
+            t = v3_add(t, v3_scale(rows[q].cb, lambda));
+    }
+    j->force = v3_scale(f, inv_h);
+    j->torque = v3_scale(t, inv_h);
+}
+
+/* ---- batches ------------------------------------------------------------------------------------ */
+
+int physics__joints_colour(physics__scene *s)
+{
+    physics__joints *js = &s->joints;
+    const physics__rigid *r = &s->rigid;
+    const uint32_t n = js->n;
+    js->num_batches = 0;
+    js->overflow = false;
+    if (!n)
+        return 0;
+    if (physics__reserve(s->a, (void **)&js->order, &js->cap_order, n, sizeof *js->order) ||
+        physics__reserve(s->a, (void **)&js->batch, &js->cap_batch, n, sizeof *js->batch) ||
+        physics__reserve(s->a, (void **)&js->start, &js->cap_start, n + 1, sizeof *js->start) ||
+        physics__reserve(s->a, (void **)&js->used, &js->cap_used, s->bodies.n, sizeof *js->used))
+        return CT_ERR_NOMEM;
+    if (s->bodies.n)
+        memset(js->used, 0, (size_t)s->bodies.n * sizeof *js->used);
+    /* A joint's batch depends on the joints before it and on which bodies move, never on the
+     * threads. Fewer than JOINT_COLOUR_MIN joints go in waves: each joint one after the latest
+     * wave of its moving bodies (js->used holding that number), so each body meets its joints in
+     * handle order and the results are those of solving them one after the other, which
+     * converges in fewer passes along a chain (its handles usually go up it) and leaves a scene
+     * of many small ragdolls as many waves as one has joints, each as wide as there are ragdolls.
+     * More are coloured as Box3D colours its constraint graph: each joint takes the lowest colour
+     * neither of its moving bodies has yet, a grid's in a few colours (waves would be a long
+     * diagonal front: 300 batches a pass for joint_grid). One that finds none joins the last
+     * colour, the overflow, solved by one thread in handle order. A body that does not move is
+     * nobody's: each joint reads it from a copy (joints__bodies). */
+    const bool waves = n < JOINT_COLOUR_MIN;
+    uint32_t batches = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        const physics__joint *j = &js->j[k];
+        js->batch[k] = UINT32_MAX;
         if (j->b == UINT32_MAX)
-            continue;
-        joints__geo g;
-        joints__geometry(&s->bodies, j, &g);
-        const uint32_t n = joints__rows(j, &g, rows);
-        physics__v3 f = joints__has_point(j) ? j->lin_j : v3(0, 0, 0);
-        physics__v3 t = joints__has_rotation(j) ? j->ang_j : v3(0, 0, 0);
-        for (uint32_t q = 0; q < n; q++) {
-            const float lambda = j->row_j[rows[q].slot];
-            if (rows[q].n.x != 0.0f || rows[q].n.y != 0.0f || rows[q].n.z != 0.0f)
-                f = v3_add(f, v3_scale(rows[q].n, lambda));
-            else
-                t = v3_add(t, v3_scale(rows[q].cb, lambda));
+            continue; /* (its body is gone: not solved) */
+        const bool ma = joints__moves(r, j->a), mb = joints__moves(r, j->b);
+        const uint64_t ua = ma ? js->used[j->a] : 0u, ub = mb ? js->used[j->b] : 0u;
+        uint32_t t;
+        if (waves) {
+            t = (uint32_t)(ua > ub ? ua : ub);
+            if (ma)
+                js->used[j->a] = t + 1u;
+            if (mb)
+                js->used[j->b] = t + 1u;
+        } else {
+            t = (uint32_t)__builtin_ctzll(~(ua | ub));
+            if (t < JOINT_COLOURS) {
+                if (ma)
+                    js->used[j->a] |= 1ull << t;
+                if (mb)
+                    js->used[j->b] |= 1ull << t;
+            }
         }
-        j->force = v3_scale(f, inv_h);
-        j->torque = v3_scale(t, inv_h);
+        js->batch[k] = t;
+        batches = t + 1u > batches ? t + 1u : batches;
+    }
+    /* A counting sort by batch, stable: a batch keeps handle order. Every batch below the last
+     * one used holds a joint (one took batch t because its bodies were in every batch below). */
+    memset(js->start, 0, (size_t)(batches + 1u) * sizeof *js->start);
+    for (uint32_t k = 0; k < n; k++)
+        if (js->batch[k] != UINT32_MAX)
+            js->start[js->batch[k] + 1u]++;
+    for (uint32_t t = 0; t < batches; t++)
+        js->start[t + 1u] += js->start[t];
+    for (uint32_t k = 0; k < n; k++)
+        if (js->batch[k] != UINT32_MAX)
+            js->order[js->start[js->batch[k]]++] = k;
+    /* (Each start moved to the next batch's: back one.) */
+    for (uint32_t t = batches; t > 0; t--)
+        js->start[t] = js->start[t - 1u];
+    js->start[0] = 0;
+    js->num_batches = batches;
+    js->overflow = !waves && batches == JOINT_COLOURS + 1u;
+    return 0;
+}
+
+/* A stage of joints: batch `batch`'s warm start or pass, or (PHYSICS_JOINTS_END) the forces of
+ * every joint. */
+typedef struct joints__job {
+    physics__scene *s;
+    float h;
+    int mode;
+    uint32_t batch;
+} joints__job;
+
+/* Slices [begin, end) of JOINT_SLICE joints of the job's batch (of all joints for the forces). */
+static void joints__range(void *user, uint32_t begin, uint32_t end)
+{
+    const joints__job *job = user;
+    physics__scene *s = job->s;
+    physics__joints *js = &s->joints;
+    const float h = job->h;
+    if (job->mode == PHYSICS_JOINTS_END) {
+        const uint32_t last = end * JOINT_SLICE < js->n ? end * JOINT_SLICE : js->n;
+        for (uint32_t k = begin * JOINT_SLICE; k < last; k++)
+            if (js->j[k].b != UINT32_MAX)
+                joints__end(s, &js->j[k], h);
+        return;
+    }
+    const uint32_t first = js->start[job->batch] + begin * JOINT_SLICE;
+    const uint32_t last = js->start[job->batch] + end * JOINT_SLICE < js->start[job->batch + 1u]
+                              ? js->start[job->batch] + end * JOINT_SLICE
+                              : js->start[job->batch + 1u];
+    if (job->mode == PHYSICS_WIDE_WARM) {
+        for (uint32_t q = first; q < last; q++)
+            joints__warm_start(s, &js->j[js->order[q]]);
+        return;
+    }
+    joints__soft soft;
+    physics__soft(f_min(JOINT_HERTZ, 0.25f / h), JOINT_DAMPING, h, &soft.rate, &soft.mass_scale,
+                  &soft.impulse_scale);
+    for (uint32_t q = first; q < last; q++)
+        joints__solve(s, &js->j[js->order[q]], h, job->mode == PHYSICS_WIDE_PUSH, soft);
+}
+
+void physics__joints_stages(physics__scene *s, float h, int mode)
+{
+    const physics__joints *js = &s->joints;
+    physics__stages *st = &s->rigid.stages;
+    if (mode == PHYSICS_JOINTS_END) {
+        const joints__job job = {s, h, mode, 0};
+        physics__stages_add(st, s->a, joints__range, (void *)&job, sizeof job,
+                            (js->n + JOINT_SLICE - 1u) / JOINT_SLICE, 1);
+        return;
+    }
+    for (uint32_t t = 0; t < js->num_batches; t++) {
+        const joints__job job = {s, h, mode, t};
+        const uint32_t size = js->start[t + 1u] - js->start[t];
+        /* The overflow's joints may share bodies: one item, one thread. */
+        const bool serial = js->overflow && t + 1u == js->num_batches;
+        physics__stages_add(st, s->a, joints__range, (void *)&job, sizeof job,
+                            (size + JOINT_SLICE - 1u) / JOINT_SLICE, serial ? 0u : 1u);
     }
 }

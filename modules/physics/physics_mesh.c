@@ -26,14 +26,18 @@
 /* One manifold for a body and mesh (physics__mesh_manifold: queries, sensors, sweeps, the
  * character mover) gathers the triangles within about 25 degrees of the deepest one's normal. */
 #define MESH_SAME_WAY 0.906f
-/* Several (the rigid step's contacts, physics__mesh_manifolds) gather them within about 15
- * degrees, each along the mean of its triangles' normals. A scanned surface's triangles lean a
- * few degrees each way: a cube resting on them with the deepest one's normal for all rocked from
- * corner to corner (7 cm/s on the bunny's back), the normal jumping with the deepest triangle.
- * 10 degrees about the deepest's normal settled it too but made more manifolds on smooth ground
- * (14% off convex_vs_mesh's steps/s, against 10% at 15 with the mean); 25 with the mean let a
- * body of convex_vs_mesh through its wavy floor. */
-#define MESH_CLUSTER_WAY 0.966f
+/* Several (the rigid step's contacts, physics__mesh_manifolds) gather them within about 3
+ * degrees, each along the mean of its triangles' normals (Jolt merges a pair's manifolds within
+ * 5). A scanned surface's triangles lean a few degrees each way: a cube resting on them with the
+ * deepest one's normal for all rocked from corner to corner (7 cm/s on the bunny's back), the
+ * normal jumping with the deepest triangle; 25 degrees with the mean let a body of
+ * convex_vs_mesh through its wavy floor. At 15, a 1 m board on a smooth swell (slopes up to 8.5
+ * degrees) had the triangles under it, leaning up to 8 degrees apart, in one way: reduced to four
+ * points along their mean normal, the manifold kept corners a centimetre over the surface for the
+ * spread and dropped the points it rested on, and the board rocked on two points, 1 cm in, for
+ * ever (11 of 40 seeded random drops; test_physics_mesh_rest has some). 5 degrees left 4 of
+ * them rocking, 3 none. */
+#define MESH_CLUSTER_WAY 0.9986f
 /* Seams between meshes. A triangle with an open edge (a border of its mesh) meets a body with the
  * full test, whose normal may be the edge's or the body's own side's. Where another mesh (or
  * height field) continues this one in the same plane, that edge is a seam: a box sliding from
@@ -532,6 +536,7 @@ static void mesh__triangle(const physics__bodies *b, uint32_t i, uint32_t t, phy
 
 /* ---- manifolds ------------------------------------------------------------------------------ */
 
+
 enum { MESH_MAX_FOUND = 16 };
 
 typedef struct mesh__collide {
@@ -780,27 +785,52 @@ static void mesh__collide_near(mesh__collide *c, uint32_t t, physics__v3 n, floa
         o->p[k].id ^= t * 0x9e3779b1u & 0x7fff0000u; /* the triangle, kept off the reference bit */
     }
     uint32_t at = c->num_found;
+    /* (Of equals, the first by index: physics__mesh_least takes the triangles in another order.) */
+    const bool deepest = least < c->depth || (least == c->depth && t < c->depth_tri);
     if (o == &spare) {
-        /* All kept slots are taken (a body over many triangles, or a wide margin): the new one
-         * takes the place of the shallowest kept if it is deeper, never of the deepest (writing
-         * it over the last slot, as before, lost the deepest when that was the last). */
-        float shallowest = -INFINITY;
+        /* All kept slots are taken (a body over many triangles: a 1 m board on a height field of
+         * 5 cm cells covers some 240). The new manifold joins the kept one that faces most its
+         * way, within MESH_CLUSTER_WAY, as its cluster would take it: its points merged in and
+         * reduced to the deepest and the widest spread about it. That one's normal becomes the
+         * new one's when it is the deepest of all, so the deepest's normal is its triangle's own,
+         * as physics__mesh_least finds it. Keeping the deepest sixteen instead, a board on a height
+         * field of 0.1 mm noise (each of whose triangles, a little ridge, meets it in full and
+         * finds points) kept the triangles under its lower end alone: its other end, held by
+         * nothing, sank and was the lower one at the next find, and the board rocked end to end
+         * each step and sank till its centre was under the surface. A manifold of a way no kept
+         * one faces takes the place of the shallowest kept if it is deeper, never of the deepest
+         * (writing it over the last slot lost the deepest when that was the last). */
+        uint32_t along = MESH_MAX_FOUND;
+        float most = MESH_CLUSTER_WAY;
         for (uint32_t k = 0; k < MESH_MAX_FOUND; k++) {
-            float kl = INFINITY;
-            for (uint32_t q = 0; q < c->found[k].count; q++)
-                kl = f_min(kl, c->found[k].p[q].sep);
-            if (k != c->num && kl > shallowest)
-                shallowest = kl, at = k;
+            const float way = v3_dot(c->found[k].normal, spare.normal);
+            if (way > most || (way == most && along == MESH_MAX_FOUND))
+                most = way, along = k;
         }
-        if (!(least < shallowest))
-            return;
-        c->found[at] = spare;
+        if (along < MESH_MAX_FOUND) {
+            at = along;
+            physics__manifold_merge(&c->found[at], &spare);
+            if (!deepest)
+                return;
+            c->found[at].normal = spare.normal;
+        } else {
+            float shallowest = -INFINITY;
+            for (uint32_t k = 0; k < MESH_MAX_FOUND; k++) {
+                float kl = INFINITY;
+                for (uint32_t q = 0; q < c->found[k].count; q++)
+                    kl = f_min(kl, c->found[k].p[q].sep);
+                if (k != c->num && kl > shallowest)
+                    shallowest = kl, at = k;
+            }
+            if (!(least < shallowest))
+                return;
+            c->found[at] = spare;
+        }
     } else {
         c->num_found++;
     }
     c->face[at] = v3_dot(c->found[at].normal, tp.n[0]) > 0.9999f;
-    /* (Of equals, the first by index: physics__mesh_least takes the triangles in another order.) */
-    if (least < c->depth || (least == c->depth && t < c->depth_tri)) {
+    if (deepest) {
         c->depth = least;
         c->num = at;
         c->depth_tri = t;

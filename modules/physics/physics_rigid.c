@@ -1005,35 +1005,6 @@ static void rigid__positions_range(void *user, uint32_t begin, uint32_t end)
     }
 }
 
-/* The joints' warm start, or a pass of them (pushing or relaxing): one stage, one thread. */
-typedef struct rigid__joint_job {
-    physics__scene *s;
-    float h;
-    int mode; /* PHYSICS_WIDE_WARM, _PUSH, _RELAX, or RIGID_JOINTS_END (their forces) */
-} rigid__joint_job;
-#define RIGID_JOINTS_END 3
-
-static void rigid__joints_range(void *user, uint32_t begin, uint32_t end)
-{
-    (void)begin;
-    (void)end;
-    const rigid__joint_job *job = user;
-    if (job->mode == PHYSICS_WIDE_WARM)
-        physics__joints_warm_start(job->s);
-    else if (job->mode == RIGID_JOINTS_END)
-        physics__joints_end(job->s, job->h);
-    else
-        physics__joints_solve(job->s, job->h, job->mode == PHYSICS_WIDE_PUSH);
-}
-
-static void rigid__joint_stage(physics__scene *s, float h, int mode)
-{
-    const rigid__joint_job job = {s, h, mode};
-    if (s->joints.n)
-        physics__stages_add(&s->rigid.stages, s->a, rigid__joints_range, (void *)&job, sizeof job,
-                            1, 0);
-}
-
 /* The solved velocities back to the bodies that move, their world boxes from their new
  * rotations, and the forces of the step spent (a slice of bodies each: on any threads). */
 static void rigid__scatter_range(void *user, uint32_t begin, uint32_t end)
@@ -1425,7 +1396,7 @@ int physics__rigid_step(physics__scene *s, float dt)
         s->report.awake += b->kind[i] == CT_BODY_DYNAMIC && !b->asleep[i];
     const uint32_t substeps = RIGID_SUBSTEPS;
     const float h = dt / (float)substeps, inv_h = 1.0f / h;
-    if (rigid__contacts(s, order, m, h))
+    if (rigid__contacts(s, order, m, h) || physics__joints_colour(s))
         return CT_ERR_NOMEM;
     /* The substeps' passes are stages of one parallel section (physics_stages.c): each starts
      * when the one before has finished, as if called one after the other. */
@@ -1442,13 +1413,13 @@ int physics__rigid_step(physics__scene *s, float dt)
          * let a bullet of test_physics_ccd's room through a wall. */
         const uint32_t order = step & 3u;
         rigid__body_stage(s, rigid__velocities_range, h);
-        rigid__joint_stage(s, h, PHYSICS_WIDE_WARM);
+        physics__joints_stages(s, h, PHYSICS_WIDE_WARM);
         physics__rigid_wide_pass(s, PHYSICS_WIDE_WARM, inv_h, order);
         physics__rigid_wide_pass(s, PHYSICS_WIDE_PUSH, inv_h, order);
-        rigid__joint_stage(s, h, PHYSICS_WIDE_PUSH);
+        physics__joints_stages(s, h, PHYSICS_WIDE_PUSH);
         rigid__body_stage(s, rigid__positions_range, h);
         physics__rigid_wide_pass(s, PHYSICS_WIDE_RELAX, inv_h, order);
-        rigid__joint_stage(s, h, PHYSICS_WIDE_RELAX);
+        physics__joints_stages(s, h, PHYSICS_WIDE_RELAX);
         /* The step's velocities end with the normals relaxed once more the other way round: the
          * colours last to first and each face's points in the reverse order of the pass before
          * (a symmetric Gauss-Seidel sweep). One sweep always in the same direction leaves the
@@ -1463,7 +1434,7 @@ int physics__rigid_step(physics__scene *s, float dt)
             physics__rigid_wide_pass(s, PHYSICS_WIDE_SETTLE, inv_h, order ^ 1u);
     }
     physics__rigid_wide_finish(s);
-    rigid__joint_stage(s, h, RIGID_JOINTS_END);
+    physics__joints_stages(s, h, PHYSICS_JOINTS_END);
     if (r->bouncy)
         physics__stages_add(&r->stages, s->a, rigid__restitution_range, s, 0, 1, 0);
     physics__stages_add(&r->stages, s->a, rigid__scatter_range, s, 0,

@@ -1132,6 +1132,7 @@ int physics__snapshot_restore_why(physics__scene *s, physics__points *p, const v
     s->num_cache = h.cache;
     s->joints.n = h.joints;
     s->joints.next_id = h.next_joint;
+    s->joints.keys_made = false;
     s->characters.n = h.characters;
     s->woke = h.woke != 0;
     s->ccd.num_reported = h.reported;

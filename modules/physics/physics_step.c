@@ -27,7 +27,8 @@
 void physics__scene_init(physics__scene *s, ct_allocator_t *a)
 {
     memset(s, 0, sizeof *s);
-    s->a = s->bodies.a = s->bodies.map.a = s->bp.a = s->fixed.a = s->events.a = a;
+    s->a = s->bodies.a = s->bodies.map.a = s->bodies.hull_map.a = s->bp.a = s->fixed.a =
+        s->events.a = a;
     s->gravity = v3(0.0f, -9.81f, 0.0f);
     /* Twenty sweeps let a ten-box stack settle within a few millimetres from a cold start;
      * after that warm starting does most of the work. */

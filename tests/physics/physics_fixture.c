@@ -128,9 +128,12 @@ void add_wavy_mesh(physics__scene *s, uint32_t id, uint32_t n, float cell, float
     assert_int_equal(physics__bodies_add_mesh(&s->bodies, (ct_entity_t){id}, &d, m), 0);
 }
 
-void add_shape_pile(physics__scene *s, uint32_t first_id)
+static void shape_pile(physics__scene *s, uint32_t first_id, bool copies)
 {
     const float pyramid[15] = {0, 1, 0, 1, 0, 0, -1, 0, 0, 0, 0, 1, 0, 0, -1};
+    physics__hull built;
+    char reason[128];
+    assert_null(physics__hull_build(&built, pyramid, 5, reason, sizeof reason));
     uint32_t id = first_id;
     for (int x = -3; x <= 3; x++)
         for (int y = 0; y < 4; y++)
@@ -143,10 +146,11 @@ void add_shape_pile(physics__scene *s, uint32_t first_id)
                     .position = {3.5f * (float)x, 4.0f + 2.0f * (float)y, 3.5f * (float)z}};
                 if (y == 3) {
                     d.shape = CT_BODY_HULL;
-                    physics__hull *h = ct_alloc(&alloc.base, sizeof *h);
+                    physics__hull *h = copies ? ct_alloc(&alloc.base, sizeof *h)
+                                              : physics__bodies_hull(&s->bodies, &built);
                     assert_non_null(h);
-                    char reason[128];
-                    assert_null(physics__hull_build(h, pyramid, 5, reason, sizeof reason));
+                    if (copies)
+                        *h = built;
                     assert_int_equal(
                         physics__bodies_add_hull(&s->bodies, (ct_entity_t){id++}, &d, h), 0);
                     continue;
@@ -157,6 +161,10 @@ void add_shape_pile(physics__scene *s, uint32_t first_id)
                 add(s, id++, d);
             }
 }
+
+void add_shape_pile(physics__scene *s, uint32_t first_id) { shape_pile(s, first_id, false); }
+
+void add_shape_pile_copies(physics__scene *s, uint32_t first_id) { shape_pile(s, first_id, true); }
 
 void swept_step(physics__scene *s, uint32_t id)
 {

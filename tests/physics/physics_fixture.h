@@ -50,8 +50,10 @@ void add_wavy_mesh(physics__scene *s, uint32_t id, uint32_t n, float cell, float
 /* The shapes of Jolt's ConvexVsMesh, smaller, as entities first_id .. first_id + 195: 7 x 7
  * columns 3.5 m apart of a box (half extents 0.5, 0.75, 1), a ball (0.5), a capsule (radius 0.5,
  * half height 0.75) and a hull pyramid (a square of half diagonal 1, 1 high) from 4 m up, 2 m
- * apart; mass 1, friction 0.5, restitution 0.3. */
+ * apart; mass 1, friction 0.5, restitution 0.3. The pyramids share one hull
+ * (physics__bodies_hull), as a game's would; add_shape_pile_copies gives each its own copy. */
 void add_shape_pile(physics__scene *s, uint32_t first_id);
+void add_shape_pile_copies(physics__scene *s, uint32_t first_id);
 
 /* Continuous collision: one step of entity `id`'s body alone, as a step whose contacts missed what
  * is in its way (as a turning or deflected bullet's do): the step's events are cleared, the body

@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "base/memory.h"
 #include "physics_module_fixture.h"
 
 static const test_world_t *t;
@@ -350,6 +351,58 @@ static void test_edited_blobs_are_refused(void **state)
     test_blob_free(&b);
 }
 
+/* A level of 100 static rocks 3 m apart, each the hull of the rock above (hulls) or a box. */
+static void rocks_level(const char *name, bool hulls)
+{
+    static char level[40000];
+    size_t at = (size_t)snprintf(level, sizeof level, "entities = [\n");
+    for (int k = 0; k < 100; k++)
+        at += (size_t)snprintf(
+            level + at, sizeof level - at,
+            "  { name = \"rock%d\" components = { transform = { position = [%d 0.3142857 %d] }\n"
+            "      body = { kind = \"static\" %s } } }\n",
+            k, 3 * (k % 10), 3 * (k / 10),
+            hulls ? "shape = { type = \"hull\" points = [ [-0.7 0 -0.5] [0.7 0 -0.5] [0.7 0 0.5]\n"
+                    "        [-0.7 0 0.5] [-0.35 0.8 -0.25] [0.35 0.8 -0.25] [0.35 0.8 0.25]\n"
+                    "        [-0.35 0.8 0.25] ] }"
+                  : "half_extents = [0.7 0.4 0.5]");
+    snprintf(level + at, sizeof level - at, "]\n");
+    assert_true(at < sizeof level - 4);
+    assert_int_equal(physics_load("level", name, level), 0);
+}
+
+/* The allocations (new blocks and growths, by every tracked allocator) that spawning the level
+ * `name` into a fresh world makes. */
+static uint64_t spawn_allocations(const char *name)
+{
+    ct_world_o *w = t->worlds->create_world(NULL);
+    assert_non_null(w);
+    const void *level = t->resource->get("level", name);
+    memory__fail_nth(UINT64_MAX); /* armed past reach: it only counts */
+    const int made = t->worlds->spawn_resource(w, level, NULL, NULL, NULL, 0);
+    const uint64_t counted = memory__fail_nth(0);
+    assert_int_equal(made, 100);
+    t->worlds->destroy_world(w);
+    return counted;
+}
+
+/* A level of 100 rocks of one hull shape keeps one hull: its spawn allocates what a level of 100
+ * boxes does, and three blocks more (the hull, and the registry's two arrays that find it by its
+ * shape), where a hull each took 100 more. */
+static void test_a_hundred_rocks_share_one_hull(void **state)
+{
+    (void)state;
+    rocks_level("levels/hull_rocks", true);
+    rocks_level("levels/box_rocks", false);
+    const uint64_t hulls = spawn_allocations("levels/hull_rocks");
+    const uint64_t boxes = spawn_allocations("levels/box_rocks");
+    print_message("spawn allocations: %llu with hull rocks, %llu with box rocks\n",
+                  (unsigned long long)hulls, (unsigned long long)boxes);
+    assert_int_equal(hulls, boxes + 3);
+    t->resource->unload("level", "levels/hull_rocks");
+    t->resource->unload("level", "levels/box_rocks");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -358,6 +411,7 @@ int main(void)
         cmocka_unit_test(test_lua_adds_hull_and_compound_components),
         cmocka_unit_test(test_bad_sources_are_refused),
         cmocka_unit_test(test_edited_blobs_are_refused),
+        cmocka_unit_test(test_a_hundred_rocks_share_one_hull),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }

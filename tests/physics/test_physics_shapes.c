@@ -18,7 +18,7 @@
  * (test_hull_pile_hash_is_pinned). */
 #define HULL_PILE_HASH 0x6f9cdfff0784b33cull
 /* The same for the mixed shapes dropped on a wavy height field (test_mesh_pile_hash_is_pinned). */
-#define MESH_PILE_HASH 0x555d4cc4a393c6e3ull
+#define MESH_PILE_HASH 0x4b601ef81ef0c175ull
 
 /* The corners of a box of half extents h about c (k = x | y << 1 | z << 2, bit set: + side). */
 static void box_points(float c[3], float hx, float hy, float hz, float out[24])
@@ -596,6 +596,91 @@ static void test_compound_separation_is_the_manifolds(void **state)
     }
     print_message("%u of 800 poses within the margin\n", measured);
     assert_true(measured > 200 && measured < 800);
+    physics__scene_free(&s);
+}
+
+/* physics__manifold first asks whether two shapes lie apart by more than the margin on an axis
+ * its test would find them apart on too, and then finds nothing without testing them; with a
+ * hull, physics__hull_manifold is that test itself. At random poses from overlapping to well
+ * apart, and margins up to 10 cm (most within 2 mm of what the nearest point's separation is),
+ * the two must give the same manifold, bit for bit: the pyramid
+ * of bench convex_vs_mesh and a sliver of a hull (faces of sharp corners, where a face's clip
+ * reaches past its sides) against themselves, each other, a box, a ball and a capsule, both ways
+ * round. */
+static void test_manifold_skips_only_what_the_test_finds_apart(void **state)
+{
+    (void)state;
+    physics__scene s;
+    physics__scene_init(&s, &alloc.base);
+    const float pyramid[15] = {0, 1, 0, 1, 0, 0, -1, 0, 0, 0, 0, 1, 0, 0, -1};
+    const float sliver[18] = {0, 0,     0,    2,    0.1f, 0,    0.1f, 0.3f, 0.05f,
+                              1, 0.05f, 0.4f, 1.5f, 0.2f, 0.1f, 0.5f, 0.1f, -0.1f};
+    add_hull(&s, 1, hull_desc(0, 0, 0), pyramid, 5);
+    add_hull(&s, 2, hull_desc(0, 0, 0), sliver, 6);
+    add_hull(&s, 3, hull_desc(0, 0, 0), pyramid, 5);
+    add_hull(&s, 4, hull_desc(0, 0, 0), sliver, 6);
+    const ct_rigid_body_desc_t others[3] = {
+        {.kind = CT_BODY_DYNAMIC,
+         .shape = CT_BODY_BOX,
+         .mass = 1,
+         .half_extents = {0.5f, 0.75f, 1}},
+        {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE, .mass = 1, .radius = 0.5f},
+        {.kind = CT_BODY_DYNAMIC,
+         .shape = CT_BODY_CAPSULE,
+         .mass = 1,
+         .radius = 0.5f,
+         .half_height = 0.75f}};
+    for (uint32_t k = 0; k < 3; k++)
+        assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){5 + k}, &others[k]), 0);
+    physics__bodies *b = &s.bodies;
+    uint32_t seed = 2024u, touching = 0, poses = 0;
+    for (uint32_t h = 1; h <= 2; h++)
+        for (uint32_t o = 3; o <= 7; o++)
+            for (int k = 0; k < 3000; k++) {
+                float r[13];
+                for (int q = 0; q < 13; q++) {
+                    seed = seed * 1664525u + 1013904223u;
+                    r[q] = (float)(seed >> 8) / 16777216.0f;
+                }
+                const uint32_t i = at(&s, h), j = at(&s, o);
+                b->position[i] = v3(10.0f, 20.0f, -30.0f);
+                b->rotation[i] = quat_normalize(
+                    (physics__quat){r[0] - 0.5f, r[1] - 0.5f, r[2] - 0.5f, r[3] - 0.5f});
+                /* Up to 3.5 m apart, each way: the pyramid reaches 1 m, the box 1.35. */
+                const physics__v3 dir = v3(r[4] - 0.5f, r[5] - 0.5f, r[6] - 0.5f);
+                const float dist = 3.5f * r[7];
+                b->position[j] =
+                    v3_add(b->position[i], v3_scale(dir, dist / (v3_len(dir) + 1e-6f)));
+                b->rotation[j] = quat_normalize(
+                    (physics__quat){r[8] - 0.5f, r[9] - 0.5f, r[10] - 0.5f, r[11] - 0.5f});
+                physics__bodies_extent(b, i);
+                physics__bodies_extent(b, j);
+                for (int side = 0; side < 2; side++) {
+                    const uint32_t x = side ? j : i, y = side ? i : j;
+                    physics__manifold_out m, full;
+                    memset(&m, 0, sizeof m);
+                    memset(&full, 0, sizeof full);
+                    /* Most margins within 2 mm of the nearest point's separation (found with a
+                     * margin of 1 m), where a hasty skip would drop it; the others up to 10 cm. */
+                    physics__hull_manifold(b, x, y, 1.0f, false, &full);
+                    const float least = physics__manifold_least(&full);
+                    const float margin = least < 0.09f && k % 4
+                                             ? f_max(least + 0.004f * (r[12] - 0.5f), 0.0f)
+                                             : 0.1f * r[12];
+                    memset(&full, 0, sizeof full);
+                    physics__manifold(b, x, y, margin, k & 1, &m);
+                    physics__hull_manifold(b, x, y, margin, k & 1, &full);
+                    assert_int_equal(m.count, full.count);
+                    for (uint32_t q = 0; q < m.count; q++)
+                        assert_memory_equal(&m.p[q], &full.p[q], sizeof m.p[q]);
+                    if (m.count)
+                        assert_memory_equal(&m.normal, &full.normal, sizeof m.normal);
+                    touching += m.count > 0;
+                    poses++;
+                }
+            }
+    print_message("%u of %u poses within the margin\n", touching, poses);
+    assert_true(touching > poses / 10 && touching < poses / 2);
     physics__scene_free(&s);
 }
 
@@ -1184,13 +1269,13 @@ static uint64_t hull_pile_hash(physics__pool with)
 /* Boxes, balls, capsules and hull pyramids (the shapes of Jolt's ConvexVsMesh, smaller) dropped
  * on a wavy height field of 16 x 16 cells of 2 m: after 240 steps none is under the surface
  * below it, and the state hash is pinned (serial and two threads). */
-static uint64_t mesh_pile_hash(physics__pool with)
+static uint64_t mesh_pile_hash(physics__pool with, void (*pile)(physics__scene *, uint32_t))
 {
     physics__scene s;
     physics__scene_init(&s, &alloc.base);
     s.pool = with;
     add_wavy_mesh(&s, 1, 16, 2.0f, 1.5f, 0.3f, -16.0f, -16.0f);
-    add_shape_pile(&s, 2);
+    pile(&s, 2);
     run(&s, 240);
     uint32_t below = 0;
     for (uint32_t i = 1; i < s.bodies.n; i++) {
@@ -1274,12 +1359,137 @@ static void test_resting_piles_fall_asleep(void **state)
 static void test_mesh_pile_hash_is_pinned(void **state)
 {
     (void)state;
-    const uint64_t serial = mesh_pile_hash((physics__pool){0});
+    const uint64_t serial = mesh_pile_hash((physics__pool){0}, add_shape_pile);
     print_message("mesh pile hash %016llx\n", (unsigned long long)serial);
 #ifndef SHAPES_HASH_ONLY
-    assert_true(mesh_pile_hash(two_threads) == serial);
+    assert_true(mesh_pile_hash(two_threads, add_shape_pile) == serial);
 #endif
     assert_true(serial == MESH_PILE_HASH);
+}
+
+/* The mesh pile's 49 pyramids sharing one hull step as they do with a copy each, bit for bit:
+ * the pinned hash either way. */
+static void test_bodies_sharing_a_hull_match_copies(void **state)
+{
+    (void)state;
+    physics__scene s;
+    physics__scene_init(&s, &alloc.base);
+    add_shape_pile(&s, 2);
+    const physics__hull *one = NULL;
+    uint32_t pyramids = 0;
+    for (uint32_t i = 0; i < s.bodies.n; i++)
+        if (s.bodies.shape[i] == CT_BODY_HULL) {
+            one = one ? one : s.bodies.hull[i];
+            assert_ptr_equal(s.bodies.hull[i], one);
+            pyramids++;
+        }
+    assert_int_equal(pyramids, 49);
+    assert_int_equal(one->users, 49);
+    assert_int_equal(s.bodies.num_hulls, 1);
+    physics__scene_free(&s);
+    const uint64_t shared = mesh_pile_hash((physics__pool){0}, add_shape_pile);
+    const uint64_t copies = mesh_pile_hash((physics__pool){0}, add_shape_pile_copies);
+    print_message("mesh pile hash %016llx shared, %016llx with copies\n",
+                  (unsigned long long)shared, (unsigned long long)copies);
+    assert_true(shared == copies);
+    assert_true(shared == MESH_PILE_HASH);
+}
+
+/* Two pyramids on the ground share one hull: the first removed, the other keeps it whole and
+ * still comes to rest on its base (its centre of mass 0.25 m up); the last removed frees it. A
+ * pyramid of other points gets a hull of its own; one of the same points, built again, the
+ * shared one. */
+static void test_removing_one_of_two_sharers_keeps_the_hull(void **state)
+{
+    (void)state;
+    const float pyramid[15] = {-0.5f, 0,     -0.5f, 0.5f, 0, -0.5f, 0.5f, 0,
+                               0.5f,  -0.5f, 0,     0.5f, 0, 1,     0};
+    physics__hull built;
+    char reason[128];
+    assert_null(physics__hull_build(&built, pyramid, 5, reason, sizeof reason));
+    physics__scene s;
+    on_ground(&s, 20.0f, true);
+    const ct_rigid_body_desc_t d[3] = {hull_desc(0, 2, 0), hull_desc(3, 2, 0), hull_desc(-3, 2, 0)};
+    physics__hull *h = physics__bodies_hull(&s.bodies, &built);
+    assert_non_null(h);
+    assert_int_equal(physics__bodies_add_hull(&s.bodies, (ct_entity_t){2}, &d[0], h), 0);
+    physics__hull again;
+    assert_null(physics__hull_build(&again, pyramid, 5, reason, sizeof reason));
+    assert_ptr_equal(physics__bodies_hull(&s.bodies, &again), h);
+    assert_int_equal(physics__bodies_add_hull(&s.bodies, (ct_entity_t){3}, &d[1], h), 0);
+    float taller[15];
+    memcpy(taller, pyramid, sizeof taller);
+    taller[13] = 2.0f;
+    assert_null(physics__hull_build(&again, taller, 5, reason, sizeof reason));
+    physics__hull *other = physics__bodies_hull(&s.bodies, &again);
+    assert_true(other != h);
+    assert_int_equal(physics__bodies_add_hull(&s.bodies, (ct_entity_t){4}, &d[2], other), 0);
+    assert_int_equal(s.bodies.num_hulls, 2);
+    assert_int_equal(h->users, 2);
+    assert_true(physics__bodies_remove(&s.bodies, (ct_entity_t){2}));
+    assert_int_equal(h->users, 1);
+    assert_true(memcmp(h, &built, PHYSICS_HULL_SHAPE_BYTES) == 0);
+    run(&s, 240);
+    const uint32_t k = at(&s, 3);
+    assert_ptr_equal(s.bodies.hull[k], h);
+    print_message("the sharer left rests at y %.5f\n", (double)s.bodies.position[k].y);
+    assert_true(fabsf(s.bodies.position[k].y - 0.25f) < 0.002f);
+    assert_true(quat_rotate(s.bodies.rotation[k], v3(0, 1, 0)).y > 0.9999f);
+    for (uint32_t id = 3, left = 1; id <= 4; id++, left--) {
+        const int64_t bytes = alloc.live_bytes;
+        assert_true(physics__bodies_remove(&s.bodies, (ct_entity_t){id}));
+        assert_int_equal(bytes - alloc.live_bytes, (int64_t)sizeof(physics__hull));
+        assert_int_equal(s.bodies.num_hulls, left);
+    }
+    physics__scene_free(&s);
+}
+
+/* Compounds' hull children share too: two compounds of two hull cubes each (side by side) and a
+ * hull body of the same cube use one hull. One compound removed, the other keeps it and rests on
+ * the ground at the cubes' half height; the last user removed frees it. */
+static void test_compounds_share_their_hulls(void **state)
+{
+    (void)state;
+    float cube[24];
+    cube_points(cube, 0.5f);
+    const ct_compound_child_t pair[2] = {
+        {.shape = CT_BODY_HULL, .points = cube, .point_count = 8, .position = {-0.6f, 0, 0}},
+        {.shape = CT_BODY_HULL, .points = cube, .point_count = 8, .position = {0.6f, 0, 0}},
+    };
+    physics__scene s;
+    on_ground(&s, 20.0f, true);
+    const ct_rigid_body_desc_t d[2] = {compound_desc(0, 2, 0), compound_desc(4, 2, 0)};
+    for (uint32_t k = 0; k < 2; k++)
+        assert_int_equal(physics__bodies_add_compound(&s.bodies, (ct_entity_t){2 + k}, &d[k],
+                                                      compound(pair, 2)),
+                         0);
+    physics__hull built;
+    char reason[128];
+    assert_null(physics__hull_build(&built, cube, 8, reason, sizeof reason));
+    physics__hull *h = physics__bodies_hull(&s.bodies, &built);
+    const ct_rigid_body_desc_t one = hull_desc(-4, 2, 0);
+    assert_int_equal(physics__bodies_add_hull(&s.bodies, (ct_entity_t){4}, &one, h), 0);
+    for (uint32_t id = 2; id <= 3; id++)
+        for (uint32_t k = 0; k < 2; k++)
+            assert_ptr_equal(s.bodies.compound[at(&s, id)]->child[k].hull, h);
+    assert_int_equal(h->users, 5);
+    assert_int_equal(s.bodies.num_hulls, 1);
+    assert_true(physics__bodies_remove(&s.bodies, (ct_entity_t){2}));
+    assert_int_equal(h->users, 3);
+    assert_true(memcmp(h, &built, PHYSICS_HULL_SHAPE_BYTES) == 0);
+    run(&s, 180);
+    const uint32_t c = at(&s, 3);
+    print_message("the compound left rests at y %.5f\n", (double)s.bodies.position[c].y);
+    assert_true(fabsf(s.bodies.position[c].y - 0.5f) < 0.002f);
+    assert_true(physics__bodies_remove(&s.bodies, (ct_entity_t){4}));
+    const int64_t bytes = alloc.live_bytes;
+    assert_true(physics__bodies_remove(&s.bodies, (ct_entity_t){3}));
+    /* The compound's block and the hull. */
+    assert_int_equal(bytes - alloc.live_bytes, (int64_t)(sizeof(physics__compound) +
+                                                         2 * sizeof(physics__child) +
+                                                         sizeof(physics__hull)));
+    assert_int_equal(s.bodies.num_hulls, 0);
+    physics__scene_free(&s);
 }
 
 static void test_hull_pile_hash_is_pinned(void **state)
@@ -1309,6 +1519,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_compound_refusals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compounds_rest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compound_separation_is_the_manifolds, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_manifold_skips_only_what_the_test_finds_apart, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_mesh_build, setup, teardown),
         cmocka_unit_test_setup_teardown(test_far_triangle_of_a_leaf_is_no_contact, setup, teardown),
         cmocka_unit_test_setup_teardown(test_landing_on_a_seam_stays_put, setup, teardown),
@@ -1320,6 +1532,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_shape_casts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hull_pile_hash_is_pinned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mesh_pile_hash_is_pinned, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bodies_sharing_a_hull_match_copies, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_removing_one_of_two_sharers_keeps_the_hull, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_compounds_share_their_hulls, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resting_piles_fall_asleep, setup, teardown),
     };
     if (physics_fixture_start())

@@ -1,10 +1,11 @@
 /* The parts of a step that the job pool splits where the serial walk had one order: the cache
  * merges (physics_contacts.c, physics_rigid.c), the rigid colouring and lanes
- * (physics_rigid_wide.c) and the pair sort (physics_contacts.c). Two copies of one scene step side
- * by side, one serial and one on two threads, and after every step their contacts, colours, cache
- * and events must be the same bits, the contacts and events in key order and the cache holding
- * every contact; fixed counts say the scenes really had several slices of contacts, sleeping
- * islands whose old contacts the merge carries between awake ones, and events of both kinds. */
+ * (physics_rigid_wide.c), the pair sort (physics_contacts.c) and the joints' batches
+ * (physics_joints.c). Two copies of one scene step side by side, one serial and one on two
+ * threads, and after every step their contacts, colours, cache and events must be the same bits,
+ * the contacts and events in key order and the cache holding every contact; fixed counts say the
+ * scenes really had several slices of contacts, sleeping islands whose old contacts the merge
+ * carries between awake ones, and events of both kinds. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -292,6 +293,158 @@ static void test_field_same_on_threads(void **state)
     physics__scene_free(&b);
 }
 
+/* physics_joints.c's batches: joints of one batch share no moving body and are solved on any
+ * threads. A grid of balls joined to their neighbours (as Box3D's joint_grid; top row static),
+ * swinging from a push, with more joints than JOINT_COLOUR_MIN, so they go in colours; beside it
+ * a kinematic bar turning among hinged bodies (one body that does not move shared by joints of
+ * every batch), a row of pendulums hinged to the world and a hub of more spokes than there are
+ * colours (the overflow); then 30 chains of 12 links hanging from the world, fewer joints than
+ * JOINT_COLOUR_MIN: in waves, one per link. On two threads every step must give the serial bits,
+ * bodies and joints, and every joint must hold. */
+enum { GRID_COLUMNS = 45, GRID_ROWS = 30, HUB_SPOKES = 70, CHAINS = 30, LINKS = 12 };
+static void joint_grid(physics__scene *s)
+{
+    s->sleeping = false;
+    physics__bodies *b = &s->bodies;
+    uint32_t id;
+    for (int k = 0; k < GRID_COLUMNS; k++)
+        for (int i = 0; i < GRID_ROWS; i++) {
+            ct_rigid_body_desc_t d = {.kind = i == 0 ? CT_BODY_STATIC : CT_BODY_DYNAMIC,
+                                      .shape = CT_BODY_SPHERE,
+                                      .radius = 0.4f,
+                                      .mass = 1.0f,
+                                      .friction = 0.6f,
+                                      .position = {(float)k, -(float)i, 0.0f},
+                                      .velocity = {0.0f, 0.0f, i == GRID_ROWS - 1 ? 3.0f : 0.0f}};
+            const uint32_t e = 10u + (uint32_t)(k * GRID_ROWS + i);
+            add(s, e, d);
+            b->layer[at(s, e)] = 2u, b->mask[at(s, e)] = ~2u; /* the balls never meet */
+        }
+    for (int k = 0; k < GRID_COLUMNS; k++)
+        for (int i = 1; i < GRID_ROWS; i++) {
+            const uint32_t me = at(s, 10u + (uint32_t)(k * GRID_ROWS + i));
+            const ct_joint_desc_t up = {.type = CT_JOINT_BALL,
+                                        .anchor = {(float)k, 0.5f - (float)i, 0.0f},
+                                        .axis = {0, 1, 0}};
+            assert_int_equal(physics__joints_add(s, at(s, 10u + (uint32_t)(k * GRID_ROWS + i - 1)),
+                                                 me, &up, &id),
+                             0);
+            if (k == 0)
+                continue;
+            const ct_joint_desc_t left = {.type = CT_JOINT_BALL,
+                                          .anchor = {(float)k - 0.5f, -(float)i, 0.0f},
+                                          .axis = {0, 1, 0}};
+            assert_int_equal(physics__joints_add(s,
+                                                 at(s, 10u + (uint32_t)((k - 1) * GRID_ROWS + i)),
+                                                 me, &left, &id),
+                             0);
+        }
+    /* The bar (entity 2) and eight boxes hinged to it, limited; eight pendulums on the world. */
+    ct_rigid_body_desc_t bar = cube(0.0f, 5.0f, 10.0f, 0.25f);
+    bar.kind = CT_BODY_KINEMATIC;
+    bar.half_extents[0] = 4.0f;
+    bar.angular_velocity[1] = 1.0f;
+    add(s, 2, bar);
+    for (int q = 0; q < 8; q++) {
+        const float x = (float)q - 3.5f;
+        add(s, 1000000u + (uint32_t)q, cube(x, 4.0f, 10.0f, 0.2f));
+        const ct_joint_desc_t hinge = {.type = CT_JOINT_HINGE,
+                                       .flags = CT_JOINT_LIMIT,
+                                       .anchor = {x, 4.6f, 10.0f},
+                                       .axis = {1, 0, 0},
+                                       .lower = -0.5f,
+                                       .upper = 0.5f};
+        assert_int_equal(
+            physics__joints_add(s, at(s, 2), at(s, 1000000u + (uint32_t)q), &hinge, &id), 0);
+        ct_rigid_body_desc_t bob = cube(x, 4.0f, 20.0f, 0.2f);
+        bob.velocity[2] = (float)q;
+        add(s, 1000100u + (uint32_t)q, bob);
+        const ct_joint_desc_t pivot = {
+            .type = CT_JOINT_HINGE, .anchor = {x, 5.0f, 20.0f}, .axis = {1, 0, 0}};
+        assert_int_equal(
+            physics__joints_add(s, UINT32_MAX, at(s, 1000100u + (uint32_t)q), &pivot, &id), 0);
+    }
+    /* A hub of HUB_SPOKES balls, each joined to it: more joints on one body than there are
+     * colours, the last ones the overflow. */
+    add(s, 3, cube(0.0f, 5.0f, -10.0f, 0.5f));
+    for (int q = 0; q < HUB_SPOKES; q++) {
+        const float turn = 6.2831853f * (float)q / (float)HUB_SPOKES;
+        const float x = 4.0f * cosf(turn), z = -10.0f + 4.0f * sinf(turn);
+        add(s, 1000200u + (uint32_t)q, cube(x, 5.0f, z, 0.1f));
+        const ct_joint_desc_t spoke = {.type = CT_JOINT_BALL,
+                                       .anchor = {0.5f * x, 5.0f, -10.0f + 0.5f * (z + 10.0f)},
+                                       .axis = {0, 1, 0}};
+        assert_int_equal(
+            physics__joints_add(s, at(s, 3), at(s, 1000200u + (uint32_t)q), &spoke, &id), 0);
+    }
+}
+
+static void joint_chains(physics__scene *s)
+{
+    s->sleeping = false;
+    uint32_t id;
+    for (int c = 0; c < CHAINS; c++)
+        for (int l = 0; l < LINKS; l++) {
+            const uint32_t e = 10u + (uint32_t)(c * LINKS + l);
+            ct_rigid_body_desc_t link = cube(2.0f * (float)c, -(float)l, 0.0f, 0.3f);
+            link.velocity[0] = l == LINKS - 1 ? 0.2f * (float)c : 0.0f;
+            add(s, e, link);
+            const ct_joint_desc_t d = {.type = CT_JOINT_BALL,
+                                       .anchor = {2.0f * (float)c, 0.5f - (float)l, 0.0f},
+                                       .axis = {0, 1, 0}};
+            assert_int_equal(
+                physics__joints_add(s, l == 0 ? UINT32_MAX : at(s, e - 1u), at(s, e), &d, &id), 0);
+        }
+}
+
+static void joints_same_on_threads(void (*build)(physics__scene *), uint32_t batches, bool overflow)
+{
+    physics__scene a, b;
+    twins(&a, &b, build);
+    const physics__v3 from = a.bodies.position[a.bodies.n - 1];
+    for (int step = 0; step < 60; step++) {
+        step_twins(&a, &b);
+        assert_true(physics__state_hash(&a, NULL, NULL) == physics__state_hash(&b, NULL, NULL));
+        assert_int_equal(a.joints.n, b.joints.n);
+        assert_memory_equal(a.joints.j, b.joints.j, (size_t)a.joints.n * sizeof *a.joints.j);
+        assert_int_equal(a.joints.num_batches, batches);
+        assert_int_equal(a.joints.overflow, overflow);
+    }
+    /* The scene moved (the last body swung off) and every joint held: its anchors (each ball's
+     * and hinge's meet) within 1 cm, which a joint left out of its batch would not be. */
+    const physics__v3 moved = v3_sub(a.bodies.position[a.bodies.n - 1], from);
+    float gap = 0.0f;
+    for (uint32_t k = 0; k < a.joints.n; k++) {
+        const physics__joint *j = &a.joints.j[k];
+        const physics__v3 pa =
+            j->a == UINT32_MAX
+                ? j->la
+                : v3_add(a.bodies.position[j->a], quat_rotate(a.bodies.rotation[j->a], j->la));
+        const physics__v3 pb =
+            v3_add(a.bodies.position[j->b], quat_rotate(a.bodies.rotation[j->b], j->lb));
+        gap = f_max(gap, v3_len(v3_sub(pb, pa)));
+    }
+    print_message("%u joints in %u batches; the last body moved %.3f m, largest gap %.2f mm\n",
+                  a.joints.n, a.joints.num_batches, (double)v3_len(moved), 1e3 * (double)gap);
+    assert_true(v3_len(moved) > 0.1f);
+    assert_true(gap < 0.01f);
+    physics__scene_free(&a);
+    physics__scene_free(&b);
+}
+
+static void test_joint_grid_same_on_threads(void **state)
+{
+    (void)state;
+    /* The 63 colours and the overflow. */
+    joints_same_on_threads(joint_grid, 64, true);
+}
+
+static void test_joint_chains_same_on_threads(void **state)
+{
+    (void)state;
+    joints_same_on_threads(joint_chains, LINKS, false);
+}
+
 /* physics_stages.c: a chain of stages where each reads what the whole stage before wrote (value i
  * of stage k is the sum of values i and i + 1 of stage k - 1, around a ring of CHAIN), some of
  * many items, some of one item (run back to back by one thread). The totals double at every
@@ -434,6 +587,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_field_same_on_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_flat_field_same_on_threads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_joint_grid_same_on_threads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_joint_chains_same_on_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stages_keep_order_on_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stages_sleep_through_a_held_stage, setup, teardown),
     };
