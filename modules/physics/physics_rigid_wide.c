@@ -27,29 +27,46 @@ typedef float wide__lanes[4];
 typedef struct wide__v3 {
     wide__lanes x, y, z;
 } wide__v3;
+/* A row's columns but its spin on a, ia (physics__rigid_row), which the block keeps apart. */
 typedef struct wide__row {
-    wide__v3 ca, cb, ia, ib;
-    wide__lanes j;
+    wide__v3 ca, cb, ib;
 } wide__row;
 typedef struct wide__point {
     wide__row n;
-    wide__lanes mass, sep, lever, max_jn;
+    wide__lanes mass, sep, lever;
 } wide__point;
 
+/* A block of four contacts, a lane each. Its contacts are r->lanes[4 k + lane] (padding lanes:
+ * UINT32_MAX), not kept here: the block is written a lane at a time as its contacts are made, and
+ * each line of it a lane touches is a line to fetch before it is written, so it holds only what
+ * the passes read. */
 typedef struct physics__rigid_block {
-    uint32_t a[4], b[4], contact[4]; /* padding lanes: body 0, contact UINT32_MAX */
+    uint32_t a[4], b[4]; /* padding lanes: body 0 */
     uint32_t count, write_a, write_b;
     uint32_t passes; /* the most passes over its lanes' normal rows (physics__rigid_contact) */
-    uint32_t lane_count[4], lane_passes[4]; /* each lane's (count and passes: the most) */
-    wide__lanes inv_ma, inv_mb;
+    /* Each lane's count and passes (1 or RIGID_IMPACT_PASSES), which count and passes are the most
+     * of, and whether its body a is still (wide__still). */
+    uint8_t lane_count[4], lane_passes[4], lane_still[4];
+    uint32_t still_a; /* 1: every lane's body a is still */
+    wide__lanes inv_mb;
     wide__v3 normal, t1, t2;
     wide__point p[PHYSICS_MANIFOLD_POINTS];
     wide__row f1, f2;
     wide__lanes k11, k12, k22;
-    wide__v3 twist_a, twist_b;
-    wide__lanes twist_mass, twist_j, friction, bias_rate, mass_scale, impulse_scale;
+    wide__v3 twist_b;
+    wide__lanes twist_mass, friction, bias_rate, mass_scale, impulse_scale;
     wide__lanes anchor1, anchor2;
     wide__lanes impact; /* 1 in the lanes of contacts that take more than one pass */
+    /* What only the pushes on body a read (its mass; the spin on it of the points' rows, the
+     * friction's and the twist's), together: a block that is still_a never reads these lines. */
+    wide__lanes inv_ma;
+    wide__v3 ia[PHYSICS_MANIFOLD_POINTS], f1_ia, f2_ia, twist_a;
+    /* The impulses (the points', their largest, the friction's and the twist's), the only members
+     * the passes write, together: the blocks are far more than the cache holds, and every line a
+     * pass writes is a line written back when it leaves (3 lines a block, 11 when each row kept
+     * its own). */
+    wide__lanes jn[PHYSICS_MANIFOLD_POINTS], max_jn[PHYSICS_MANIFOLD_POINTS];
+    wide__lanes f1j, f2j, twist_j;
 } physics__rigid_block;
 
 static inline v3x4 w3_load(const wide__v3 *p) { return v3x4_load(p->x, p->y, p->z); }
@@ -76,12 +93,16 @@ static inline void wide__scatter(physics__rigid_body *body, const uint32_t i[4],
                  lanes);
 }
 
-/* An impulse j along direction d through row (as rigid__push). */
+/* An impulse j along direction d through row (as rigid__push). With still_a (the block's), a's
+ * velocities are left as they are: what the push takes from them is zero (no mass, no inverse
+ * inertia), and x - 0 and x - -0 are x for every x but -0, which wide__still rules out. */
 static inline void wide__push(wide__bodies *x, const physics__rigid_block *k, const wide__row *row,
-                              v3x4 d, f32x4 j)
+                              const wide__v3 *ia, v3x4 d, f32x4 j, bool still_a)
 {
-    x->va = v3x4_sub(x->va, v3x4_scale(d, f32x4_mul(j, f32x4_load(k->inv_ma))));
-    x->wa = v3x4_sub(x->wa, v3x4_scale(w3_load(&row->ia), j));
+    if (!still_a) {
+        x->va = v3x4_sub(x->va, v3x4_scale(d, f32x4_mul(j, f32x4_load(k->inv_ma))));
+        x->wa = v3x4_sub(x->wa, v3x4_scale(w3_load(ia), j));
+    }
     x->vb = v3x4_add(x->vb, v3x4_scale(d, f32x4_mul(j, f32x4_load(k->inv_mb))));
     x->wb = v3x4_add(x->wb, v3x4_scale(w3_load(&row->ib), j));
 }
@@ -112,28 +133,31 @@ static inline void wide__store(const wide__bodies *x, physics__rigid_body *body,
     wide__scatter(body, k->b, offsetof(physics__rigid_body, w), x->wb, k->write_b);
 }
 
-/* The warm start of one block (as rigid__warm_contact). */
-static void wide__warm_block(physics__rigid_block *k, physics__rigid_body *body)
+/* The warm start of one block (as rigid__warm_contact; still_a: wide__push). */
+static inline __attribute__((always_inline)) void
+wide__warm_block(physics__rigid_block *k, physics__rigid_body *body, bool still_a)
 {
     wide__bodies x;
     wide__load(&x, body, k);
     const v3x4 n = w3_load(&k->normal);
     for (uint32_t q = 0; q < k->count; q++)
-        wide__push(&x, k, &k->p[q].n, n, f32x4_load(k->p[q].n.j));
-    wide__push(&x, k, &k->f1, w3_load(&k->t1), f32x4_load(k->f1.j));
-    wide__push(&x, k, &k->f2, w3_load(&k->t2), f32x4_load(k->f2.j));
+        wide__push(&x, k, &k->p[q].n, &k->ia[q], n, f32x4_load(k->jn[q]), still_a);
+    wide__push(&x, k, &k->f1, &k->f1_ia, w3_load(&k->t1), f32x4_load(k->f1j), still_a);
+    wide__push(&x, k, &k->f2, &k->f2_ia, w3_load(&k->t2), f32x4_load(k->f2j), still_a);
     const f32x4 tj = f32x4_load(k->twist_j);
-    x.wa = v3x4_sub(x.wa, v3x4_scale(w3_load(&k->twist_a), tj));
+    if (!still_a)
+        x.wa = v3x4_sub(x.wa, v3x4_scale(w3_load(&k->twist_a), tj));
     x.wb = v3x4_add(x.wb, v3x4_scale(w3_load(&k->twist_b), tj));
     wide__store(&x, body, k);
 }
 
 /* One pass of one block (as physics__rigid_solve_contact): mode PHYSICS_WIDE_PUSH, _RELAX or
- * _SETTLE (the normals alone). Inlined into wide__range once per mode, so that each pass keeps
- * only its own arithmetic (a relaxing pass has no soft terms and no anchor). */
+ * _SETTLE (the normals alone). Inlined into wide__range once per mode and still_a (wide__push),
+ * so that each pass keeps only its own arithmetic (a relaxing pass has no soft terms and no
+ * anchor; a block against the ground no pushes on the ground). */
 static inline __attribute__((always_inline)) void
 wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_h, int mode,
-                  uint32_t order)
+                  uint32_t order, bool still_a)
 {
     const bool use_bias = mode == PHYSICS_WIDE_PUSH;
     const f32x4 zero = f32x4_splat(0.0f), one = f32x4_splat(1.0f);
@@ -158,8 +182,8 @@ wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_
     for (uint32_t pass = 0; pass < k->passes; pass++) {
         for (uint32_t at = 0; at < k->count; at++) {
             /* (a lane of fewer points has rows that push nothing past its last) */
-            wide__point *p =
-                &k->p[k->passes == 1u ? physics__rigid_point_at(order, k->count, at) : at];
+            const uint32_t q = k->passes == 1u ? physics__rigid_point_at(order, k->count, at) : at;
+            const wide__point *p = &k->p[q];
             const v3x4 ca = w3_load(&p->n.ca), cb = w3_load(&p->n.cb);
             const f32x4 sep =
                 f32x4_sub(f32x4_add(f32x4_add(f32x4_load(p->sep), moved), v3x4_dot(dqb, cb)),
@@ -168,7 +192,7 @@ wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_
             const f32x4 vn =
                 f32x4_sub(f32x4_add(v3x4_dot(v3x4_sub(x.vb, x.va), n), v3x4_dot(x.wb, cb)),
                           v3x4_dot(x.wa, ca));
-            const f32x4 old = f32x4_load(p->n.j);
+            const f32x4 old = f32x4_load(k->jn[q]);
             f32x4 j;
             if (use_bias) {
                 const f32x4 soft_bias = f32x4_max(f32x4_mul(rate, sep), most_push);
@@ -191,9 +215,9 @@ wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_
             if (mode == PHYSICS_WIDE_SETTLE) /* (resting points only) */
                 j = f32x4_pick(mask32x4_or(apart, impact), old, j);
             const f32x4 applied = f32x4_sub(j, old);
-            f32x4_store(p->n.j, j);
-            f32x4_store(p->max_jn, f32x4_max(f32x4_load(p->max_jn), applied));
-            wide__push(&x, k, &p->n, n, applied);
+            f32x4_store(k->jn[q], j);
+            f32x4_store(k->max_jn[q], f32x4_max(f32x4_load(k->max_jn[q]), applied));
+            wide__push(&x, k, &p->n, &k->ia[q], n, applied, still_a);
         }
     }
     if (mode == PHYSICS_WIDE_SETTLE) {
@@ -201,7 +225,7 @@ wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_
         return;
     }
     for (uint32_t q = 0; q < k->count; q++) {
-        const f32x4 j = f32x4_load(k->p[q].n.j);
+        const f32x4 j = f32x4_load(k->jn[q]);
         total = f32x4_add(total, j);
         twist_limit = f32x4_add(twist_limit, f32x4_mul(f32x4_load(k->p[q].lever), j));
     }
@@ -215,7 +239,8 @@ wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_
         j = f32x4_pick(f32x4_greater(j, most), most, j);
         const f32x4 applied = f32x4_sub(j, old);
         f32x4_store(k->twist_j, j);
-        x.wa = v3x4_sub(x.wa, v3x4_scale(w3_load(&k->twist_a), applied));
+        if (!still_a)
+            x.wa = v3x4_sub(x.wa, v3x4_scale(w3_load(&k->twist_a), applied));
         x.wb = v3x4_add(x.wb, v3x4_scale(w3_load(&k->twist_b), applied));
     }
     const v3x4 t1 = w3_load(&k->t1), t2 = w3_load(&k->t2);
@@ -225,7 +250,7 @@ wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_
         v2 = f32x4_add(v2, f32x4_load(k->anchor2));
     }
     const f32x4 k11 = f32x4_load(k->k11), k12 = f32x4_load(k->k12), k22 = f32x4_load(k->k22);
-    const f32x4 o1 = f32x4_load(k->f1.j), o2 = f32x4_load(k->f2.j);
+    const f32x4 o1 = f32x4_load(k->f1j), o2 = f32x4_load(k->f2j);
     f32x4 j1 = f32x4_sub(o1, f32x4_add(f32x4_mul(k11, v1), f32x4_mul(k12, v2)));
     f32x4 j2 = f32x4_sub(o2, f32x4_add(f32x4_mul(k12, v1), f32x4_mul(k22, v2)));
     const f32x4 limit = f32x4_mul(friction, total);
@@ -237,10 +262,10 @@ wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_
         j1 = f32x4_pick(outside, f32x4_mul(j1, scale), j1);
         j2 = f32x4_pick(outside, f32x4_mul(j2, scale), j2);
     }
-    wide__push(&x, k, &k->f1, t1, f32x4_sub(j1, o1));
-    wide__push(&x, k, &k->f2, t2, f32x4_sub(j2, o2));
-    f32x4_store(k->f1.j, j1);
-    f32x4_store(k->f2.j, j2);
+    wide__push(&x, k, &k->f1, &k->f1_ia, t1, f32x4_sub(j1, o1), still_a);
+    wide__push(&x, k, &k->f2, &k->f2_ia, t2, f32x4_sub(j2, o2), still_a);
+    f32x4_store(k->f1j, j1);
+    f32x4_store(k->f2j, j2);
     wide__store(&x, body, k);
 }
 
@@ -292,37 +317,50 @@ static void wide__row_set(wide__row *w, uint32_t l, const physics__rigid_row *ro
 {
     wide__v3_set(&w->ca, l, row->ca);
     wide__v3_set(&w->cb, l, row->cb);
-    wide__v3_set(&w->ia, l, row->ia);
     wide__v3_set(&w->ib, l, row->ib);
-    w->j[l] = row->j;
 }
 
 static void wide__row_zero(wide__row *w, uint32_t l)
 {
     wide__v3_set(&w->ca, l, v3(0, 0, 0));
     wide__v3_set(&w->cb, l, v3(0, 0, 0));
-    wide__v3_set(&w->ia, l, v3(0, 0, 0));
     wide__v3_set(&w->ib, l, v3(0, 0, 0));
-    w->j[l] = 0.0f;
 }
 
-static void wide__point_zero(wide__point *p, uint32_t l)
+/* Lane l of point q of block k: no row, no impulse. */
+static void wide__point_zero(physics__rigid_block *k, uint32_t q, uint32_t l)
 {
+    wide__point *p = &k->p[q];
     wide__row_zero(&p->n, l);
-    p->mass[l] = p->sep[l] = p->lever[l] = p->max_jn[l] = 0.0f;
+    wide__v3_set(&k->ia[q], l, v3(0, 0, 0));
+    p->mass[l] = p->sep[l] = p->lever[l] = 0.0f;
+    k->jn[q][l] = k->max_jn[q][l] = 0.0f;
+}
+
+/* Whether body x does not move and its velocities are free of -0 (then pushes of zero leave them
+ * as they are: wide__push). A body that does not move is changed by nothing but pushes of zero
+ * (contacts', joints'), which never make a -0, so what holds when the contacts are made holds
+ * through the step. */
+static bool wide__still(const physics__rigid_body *x)
+{
+    const float f[6] = {x->v.x, x->v.y, x->v.z, x->w.x, x->w.y, x->w.z};
+    for (uint32_t i = 0; i < 6; i++)
+        if (f[i] == 0.0f && signbit(f[i]))
+            return false;
+    return x->inv_mass == 0.0f;
 }
 
 /* Contact c into lane l of block k: every member of the lane, rows past its points zero (the
  * block's own members, which its lanes share, are set once they are all written: wide__seal). */
-static void wide__lane(physics__rigid_block *k, uint32_t l, const physics__rigid *r, uint32_t ci,
+static void wide__lane(physics__rigid_block *k, uint32_t l, const physics__rigid *r,
                        const physics__rigid_contact *c)
 {
     const physics__rigid_body *A = &r->body[c->a], *B = &r->body[c->b];
-    k->contact[l] = ci;
     k->a[l] = c->a;
     k->b[l] = c->b;
-    k->lane_count[l] = c->count;
-    k->lane_passes[l] = c->passes;
+    k->lane_count[l] = (uint8_t)c->count;
+    k->lane_passes[l] = (uint8_t)c->passes;
+    k->lane_still[l] = wide__still(A);
     k->impact[l] = c->passes > 1u ? 1.0f : 0.0f;
     k->inv_ma[l] = A->inv_mass;
     k->inv_mb[l] = B->inv_mass;
@@ -331,15 +369,21 @@ static void wide__lane(physics__rigid_block *k, uint32_t l, const physics__rigid
     wide__v3_set(&k->t2, l, c->t2);
     for (uint32_t q = 0; q < c->count; q++) {
         wide__row_set(&k->p[q].n, l, &c->p[q].n);
+        wide__v3_set(&k->ia[q], l, c->p[q].n.ia);
         k->p[q].mass[l] = c->p[q].n.mass;
         k->p[q].sep[l] = c->p[q].sep;
         k->p[q].lever[l] = c->p[q].lever;
-        k->p[q].max_jn[l] = c->p[q].max_jn;
+        k->jn[q][l] = c->p[q].n.j;
+        k->max_jn[q][l] = c->p[q].max_jn;
     }
     for (uint32_t q = c->count; q < PHYSICS_MANIFOLD_POINTS; q++)
-        wide__point_zero(&k->p[q], l);
+        wide__point_zero(k, q, l);
     wide__row_set(&k->f1, l, &c->f1);
     wide__row_set(&k->f2, l, &c->f2);
+    wide__v3_set(&k->f1_ia, l, c->f1.ia);
+    wide__v3_set(&k->f2_ia, l, c->f2.ia);
+    k->f1j[l] = c->f1.j;
+    k->f2j[l] = c->f2.j;
     k->k11[l] = c->k11;
     k->k12[l] = c->k12;
     k->k22[l] = c->k22;
@@ -361,23 +405,26 @@ void physics__rigid_wide_lane(physics__rigid *r, uint32_t ci, const physics__rig
     if (at & PHYSICS_WIDE_OVERFLOW)
         r->overflow_contact[at & ~PHYSICS_WIDE_OVERFLOW] = *c;
     else
-        wide__lane(&r->block[at / 4u], at % 4u, r, ci, c);
+        wide__lane(&r->block[at / 4u], at % 4u, r, c);
 }
 
-/* A padding lane: no mass, no impulse; it reads body 0 and writes nothing. */
+/* A padding lane: no mass, no impulse; it reads body 0 and writes nothing. Its points are zero
+ * as far as the block's lanes have any (the passes read no further). */
 static void wide__pad(physics__rigid_block *k, uint32_t l)
 {
-    k->contact[l] = UINT32_MAX;
     k->a[l] = k->b[l] = 0;
     k->lane_count[l] = k->lane_passes[l] = 0;
+    for (uint32_t q = 0; q < k->count; q++)
+        wide__point_zero(k, q, l);
     k->impact[l] = k->inv_ma[l] = k->inv_mb[l] = 0.0f;
     wide__v3_set(&k->normal, l, v3(0, 0, 0));
     wide__v3_set(&k->t1, l, v3(0, 0, 0));
     wide__v3_set(&k->t2, l, v3(0, 0, 0));
-    for (uint32_t q = 0; q < PHYSICS_MANIFOLD_POINTS; q++)
-        wide__point_zero(&k->p[q], l);
     wide__row_zero(&k->f1, l);
     wide__row_zero(&k->f2, l);
+    wide__v3_set(&k->f1_ia, l, v3(0, 0, 0));
+    wide__v3_set(&k->f2_ia, l, v3(0, 0, 0));
+    k->f1j[l] = k->f2j[l] = 0.0f;
     k->k11[l] = k->k12[l] = k->k22[l] = 0.0f;
     wide__v3_set(&k->twist_a, l, v3(0, 0, 0));
     wide__v3_set(&k->twist_b, l, v3(0, 0, 0));
@@ -386,10 +433,11 @@ static void wide__pad(physics__rigid_block *k, uint32_t l)
     k->anchor1[l] = k->anchor2[l] = 0.0f;
 }
 
-/* Blocks [begin, end) x WIDE_SLICE once their contacts' lanes are written: padding lanes, and
- * what the block's lanes share (the most points and passes; which lanes' bodies move: bodies
- * that do not move, static, kinematic, asleep, are read, never written, so any number of lanes
- * and threads may read them). */
+/* Blocks [begin, end) x WIDE_SLICE once their contacts' lanes are written: what the block's
+ * lanes share (the most points and passes; which lanes' bodies move: bodies that do not move,
+ * static, kinematic, asleep, are read, never written, so any number of lanes and threads may read
+ * them; whether all bodies a are still), then padding lanes. A padding lane's arithmetic is its
+ * own and never written: its body a does not count. */
 static void wide__seal_range(void *user, uint32_t begin, uint32_t end)
 {
     physics__rigid *r = user;
@@ -398,18 +446,21 @@ static void wide__seal_range(void *user, uint32_t begin, uint32_t end)
         physics__rigid_block *blk = &r->block[k];
         blk->count = blk->write_a = blk->write_b = 0;
         blk->passes = 0;
+        blk->still_a = 1;
         for (uint32_t l = 0; l < 4; l++) {
-            if (r->lanes[4 * k + l] == UINT32_MAX) {
-                wide__pad(blk, l);
+            if (r->lanes[4 * k + l] == UINT32_MAX)
                 continue;
-            }
             blk->write_a |= blk->inv_ma[l] > 0.0f ? 1u << l : 0u;
             blk->write_b |= blk->inv_mb[l] > 0.0f ? 1u << l : 0u;
+            blk->still_a &= blk->lane_still[l];
             if (blk->lane_count[l] > blk->count)
                 blk->count = blk->lane_count[l];
             if (blk->lane_passes[l] > blk->passes)
                 blk->passes = blk->lane_passes[l];
         }
+        for (uint32_t l = 0; l < 4; l++)
+            if (r->lanes[4 * k + l] == UINT32_MAX)
+                wide__pad(blk, l);
     }
 }
 
@@ -421,15 +472,15 @@ static void wide__finish_range(void *user, uint32_t begin, uint32_t end)
     for (uint32_t k = begin * WIDE_SLICE; k < last; k++) {
         const physics__rigid_block *blk = &r->block[k];
         for (uint32_t l = 0; l < 4; l++) {
-            if (blk->contact[l] == UINT32_MAX)
+            if (r->lanes[4 * k + l] == UINT32_MAX)
                 continue;
-            physics__rigid_kept *c = &r->contact[blk->contact[l]];
+            physics__rigid_kept *c = &r->contact[r->lanes[4 * k + l]];
             for (uint32_t q = 0; q < c->count; q++) {
-                c->p[q].jn = blk->p[q].n.j[l];
-                c->p[q].max_jn = blk->p[q].max_jn[l];
+                c->p[q].jn = blk->jn[q][l];
+                c->p[q].max_jn = blk->max_jn[q][l];
             }
-            c->f1 = blk->f1.j[l];
-            c->f2 = blk->f2.j[l];
+            c->f1 = blk->f1j[l];
+            c->f2 = blk->f2j[l];
             c->twist = blk->twist_j[l];
         }
     }
@@ -597,19 +648,34 @@ static void wide__range(void *user, uint32_t begin, uint32_t end)
     switch (job->mode) {
     case PHYSICS_WIDE_WARM:
         for (uint32_t k = from; k < to; k++)
-            wide__warm_block(&block[k], body);
+            if (block[k].still_a)
+                wide__warm_block(&block[k], body, true);
+            else
+                wide__warm_block(&block[k], body, false);
         break;
     case PHYSICS_WIDE_PUSH:
         for (uint32_t k = from; k < to; k++)
-            wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_PUSH, job->order);
+            if (block[k].still_a)
+                wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_PUSH, job->order, true);
+            else
+                wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_PUSH, job->order, false);
         break;
     case PHYSICS_WIDE_RELAX:
         for (uint32_t k = from; k < to; k++)
-            wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_RELAX, job->order);
+            if (block[k].still_a)
+                wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_RELAX, job->order, true);
+            else
+                wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_RELAX, job->order,
+                                  false);
         break;
     default:
         for (uint32_t k = from; k < to; k++)
-            wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_SETTLE, job->order);
+            if (block[k].still_a)
+                wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_SETTLE, job->order,
+                                  true);
+            else
+                wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_SETTLE, job->order,
+                                  false);
         break;
     }
 }
