@@ -26,6 +26,7 @@ static const physics__soa_field bodies__fields[] = {
     BODY_FIELD(rotates),     BODY_FIELD(synced_rotation),
     BODY_FIELD(hull),        BODY_FIELD(compound),
     BODY_FIELD(mesh),        BODY_FIELD(damping),
+    BODY_FIELD(mesh_told),
 };
 #define BODY_NUM_FIELDS ((uint32_t)(sizeof bodies__fields / sizeof bodies__fields[0]))
 
@@ -298,6 +299,7 @@ int physics__bodies_add_rigid(physics__bodies *b, ct_entity_t e, const ct_rigid_
     b->restitution[i] = d->restitution;
     b->friction[i] = d->friction;
     b->damping[i] = (physics__damping){0.0f, 0.0f};
+    b->mesh_told[i] = 0;
     b->layer[i] = 1u;
     b->mask[i] = UINT32_MAX;
     b->user_data[i] = 0;
@@ -588,6 +590,7 @@ bool physics__bodies_remove(physics__bodies *b, ct_entity_t e)
         b->restitution[i] = b->restitution[last];
         b->friction[i] = b->friction[last];
         b->damping[i] = b->damping[last];
+        b->mesh_told[i] = b->mesh_told[last];
         b->layer[i] = b->layer[last];
         b->mask[i] = b->mask[last];
         b->user_data[i] = b->user_data[last];
