@@ -523,18 +523,16 @@ int physics__bodies_add_compound(physics__bodies *b, ct_entity_t e, const ct_rig
                                       (bodies__owned){.compound = c}, half);
     if (err)
         return err;
-    /* Its hull children are shared like hull bodies' (each built in a block of its own). */
+    /* Its hull children are shared like hull bodies' (each built in a block of its own, which
+     * stays its own when there is no memory for the shared copy). */
     for (uint32_t k = 0; k < c->count; k++) {
         physics__child *x = &c->child[k];
         if (!x->hull)
             continue;
-        uint64_t key;
-        physics__hull *same = bodies__hull_find(b, x->hull, &key);
-        if (same) {
+        physics__hull *shared = physics__bodies_hull(b, x->hull);
+        if (shared) {
             ct_free(b->a, x->hull, sizeof *x->hull);
-            x->hull = same;
-        } else {
-            bodies__hull_note(b, x->hull, key);
+            x->hull = shared;
         }
         x->hull->users++;
     }

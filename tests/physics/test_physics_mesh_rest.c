@@ -46,23 +46,6 @@ static void field_scene(physics__scene *s, float swell, float noise, uint32_t se
     assert_int_equal(physics__bodies_add_mesh(&s->bodies, (ct_entity_t){FIELD}, &d, m), 0);
 }
 
-/* A board (1 x 0.02 x 0.3 m, 2 kg, friction 0.5) at (x, y, z), turned by yaw about y and then
- * tilted by `tilt` about its long (x) axis. */
-static void add_board(physics__scene *s, float x, float y, float z, float yaw, float tilt)
-{
-    const physics__quat q =
-        quat_mul((physics__quat){0.0f, sinf(0.5f * yaw), 0.0f, cosf(0.5f * yaw)},
-                 (physics__quat){sinf(0.5f * tilt), 0.0f, 0.0f, cosf(0.5f * tilt)});
-    const ct_rigid_body_desc_t board = {.kind = CT_BODY_DYNAMIC,
-                                        .shape = CT_BODY_BOX,
-                                        .half_extents = {0.5f, 0.01f, 0.15f},
-                                        .mass = 2.0f,
-                                        .friction = 0.5f,
-                                        .position = {x, y, z},
-                                        .rotation = {q.x, q.y, q.z, q.w}};
-    add(s, BOARD, board);
-}
-
 /* How the board ended after 6 s. */
 typedef struct board_end {
     float spin, speed;
@@ -102,7 +85,7 @@ static board_end drop_board(uint32_t k, float swell, float noise)
                 tilt = frand(-0.3f, 0.3f);
     physics__scene s;
     field_scene(&s, swell, noise, 99u + k);
-    add_board(&s, x, 0.3f, z, yaw, tilt);
+    add_board(&s, BOARD, x, 0.3f, z, yaw, tilt);
     const board_end r = settle_board(&s);
     physics__scene_free(&s);
     print_message("board %u: lowest %.4f m over the surface, at the end %.4f rad/s, %.4f m/s, %s\n",
