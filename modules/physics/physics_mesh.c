@@ -334,9 +334,10 @@ typedef int (*mesh__visit_f)(void *user, uint32_t tri);
 static int mesh__visit(const physics__mesh *m, physics__v3 lo, physics__v3 hi, mesh__visit_f fn,
                        void *user, uint32_t *left)
 {
-    uint32_t stack[64], top = 0;
+    uint32_t stack[64], top = 0, room = *left;
     stack[top++] = 0;
-    while (top) {
+    int r = 0;
+    while (top && !r) {
         const physics__mesh_node *n = &m->node[stack[--top]];
         if (!mesh__box_meets(n->lo, n->hi, lo, hi))
             continue;
@@ -347,21 +348,23 @@ static int mesh__visit(const physics__mesh *m, physics__v3 lo, physics__v3 hi, m
                  * the triangle). */
                 if (!mesh__triangle_meets(m, t, lo, hi))
                     continue;
-                if (!*left)
-                    return MESH_CUT;
-                --*left;
-                const int r = fn(user, t);
-                if (r)
-                    return r;
+                if (!room) {
+                    r = MESH_CUT;
+                    break;
+                }
+                room--;
+                if ((r = fn(user, t)) != 0)
+                    break;
             }
             continue;
         }
         if (top + 2 > 64)
-            return 0; /* a tree this deep has over 2^60 triangles: cannot happen */
+            break; /* a tree this deep has over 2^60 triangles: cannot happen */
         stack[top++] = n->first;
         stack[top++] = (uint32_t)(n - m->node) + 1u;
     }
-    return 0;
+    *left = room;
+    return r;
 }
 
 /* ---- the triangles near a body ----------------------------------------------------------------
@@ -424,30 +427,42 @@ void physics__mesh_near_free(physics__bodies *b)
     b->mesh_tally = NULL;
 }
 
-/* mesh__visit for the body whose slot is `near`: from its list when [lo, hi] lies inside the
- * list's box, else walking the tree for a grown box and keeping what it finds. (A list holds
- * fewer triangles than any *left.) */
+/* Whether the list of the body whose slot is `near` holds what a walk for [lo, hi] finds: its box
+ * holds [lo, hi]. */
+static inline bool mesh__near_holds(const physics__mesh *m, const physics__mesh_near *near,
+                                    physics__v3 lo, physics__v3 hi)
+{
+    return near->serial == m->serial && lo.x >= near->lo.x && lo.y >= near->lo.y &&
+           lo.z >= near->lo.z && hi.x <= near->hi.x && hi.y <= near->hi.y && hi.z <= near->hi.z;
+}
+
+/* mesh__visit from the list that holds it (mesh__near_holds; a list holds fewer triangles than
+ * any *left). */
+static int mesh__visit_list(const physics__mesh *m, const physics__mesh_near *near,
+                            physics__v3 lo, physics__v3 hi, mesh__visit_f fn, void *user,
+                            uint32_t *left)
+{
+    /* The boxes first, then the tests: the triangles' loads (mostly cache misses) then overlap
+     * instead of each waiting behind the previous triangle's test. */
+    uint32_t meets = 0;
+    for (uint32_t k = 0; k < near->count; k++)
+        meets |= (uint32_t)mesh__triangle_meets(m, near->tri[k], lo, hi) << k;
+    int r = 0;
+    for (; meets && !r; meets &= meets - 1u) {
+        --*left;
+        r = fn(user, near->tri[__builtin_ctz(meets)]);
+    }
+    return r;
+}
+
+/* mesh__visit for the body whose slot is `near`, walking the tree for a grown box and keeping
+ * what it finds as the slot's list. */
 static int mesh__visit_near(const physics__mesh *m, physics__mesh_near *near, physics__v3 lo,
                             physics__v3 hi, mesh__visit_f fn, void *user, uint32_t *left)
 {
-    if (near->serial == m->serial && lo.x >= near->lo.x && lo.y >= near->lo.y &&
-        lo.z >= near->lo.z && hi.x <= near->hi.x && hi.y <= near->hi.y && hi.z <= near->hi.z) {
-        /* The boxes first, then the tests: the triangles' loads (mostly cache misses) then
-         * overlap instead of each waiting behind the previous triangle's test. */
-        uint32_t meets = 0;
-        for (uint32_t k = 0; k < near->count; k++)
-            meets |= (uint32_t)mesh__triangle_meets(m, near->tri[k], lo, hi) << k;
-        for (; meets; meets &= meets - 1u) {
-            --*left;
-            const int r = fn(user, near->tri[__builtin_ctz(meets)]);
-            if (r)
-                return r;
-        }
-        return 0;
-    }
     const float g = near->grow;
     const physics__v3 glo = v3_sub(lo, v3(g, g, g)), ghi = v3_add(hi, v3(g, g, g));
-    uint32_t count = 0, stack[64], top = 0;
+    uint32_t count = 0, stack[64], top = 0, room = *left;
     bool whole = true;
     stack[top++] = 0;
     while (top) {
@@ -465,9 +480,10 @@ static int mesh__visit_near(const physics__mesh *m, physics__mesh_near *near, ph
                 count++;
                 if (!mesh__box_meets(tlo, thi, lo, hi))
                     continue;
-                const int r = *left ? (--*left, fn(user, t)) : MESH_CUT;
+                const int r = room ? (room--, fn(user, t)) : MESH_CUT;
                 if (r) {
                     near->serial = 0; /* cut short: the list is not whole */
+                    *left = room;
                     return r;
                 }
             }
@@ -480,6 +496,7 @@ static int mesh__visit_near(const physics__mesh *m, physics__mesh_near *near, ph
         stack[top++] = n->first;
         stack[top++] = (uint32_t)(n - m->node) + 1u;
     }
+    *left = room;
     if (count > PHYSICS_MESH_NEAR_MAX || !whole) {
         near->serial = 0;
         near->grow = g > MESH_NEAR_GROW_MIN ? 0.5f * g : 0.0f;
@@ -946,8 +963,8 @@ static bool mesh__begin(mesh__pair *p, const physics__bodies *b, uint32_t i, uin
 /* A search over more than PHYSICS_MESH_BUDGET triangles: fn for the deepest PHYSICS_MESH_DEEPEST
  * of them instead (physics__mesh_deepest), after reset(user) forgets what a cut walk found; how
  * many; the tally told. */
-static uint32_t mesh__walk_deepest(const mesh__pair *p, mesh__visit_f fn, void (*reset)(void *),
-                                   void *user)
+__attribute__((noinline, cold)) static uint32_t
+mesh__walk_deepest(const mesh__pair *p, mesh__visit_f fn, void (*reset)(void *), void *user)
 {
     const physics__bodies *b = p->c.b;
     const uint32_t mi = p->c.mesh, oi = p->c.other;
@@ -992,15 +1009,16 @@ static int mesh__count(void *user, uint32_t t)
 static bool mesh__crowded(const physics__mesh *m, physics__v3 lo, physics__v3 hi)
 {
     const physics__mesh_node *root = &m->node[0];
-    float share = (float)m->num_triangles;
+    /* (share > budget / 8 without the divisions: every walk asks.) */
+    float share = 8.0f * (float)m->num_triangles, whole = (float)PHYSICS_MESH_BUDGET;
     for (int k = 0; k < 3; k++) {
         const float size = v3_get(root->hi, k) - v3_get(root->lo, k);
         const float in = f_min(v3_get(hi, k), v3_get(root->hi, k)) -
                          f_max(v3_get(lo, k), v3_get(root->lo, k));
         if (size > 0.0f)
-            share *= f_max(0.0f, f_min(1.0f, in / size));
+            share *= f_max(0.0f, in), whole *= size;
     }
-    return share > (float)(PHYSICS_MESH_BUDGET / 8u);
+    return share > whole;
 }
 
 /* fn for each triangle of the pair's mesh whose box meets the other body's (p->lo, p->hi): from
@@ -1015,17 +1033,20 @@ static void mesh__walk(const mesh__pair *p, mesh__visit_f fn, void (*reset)(void
     const physics__mesh *mesh = b->mesh[p->c.mesh];
     physics__mesh_near *near =
         oi < b->n && oi < b->num_near && mesh->serial ? &b->near[oi] : NULL;
+    const bool mine = near && !atomic_exchange_explicit(&near->busy, 1, memory_order_acquire);
     uint32_t counted = PHYSICS_MESH_BUDGET, left = PHYSICS_MESH_BUDGET;
     int r = MESH_CUT;
-    if (mesh__crowded(mesh, p->lo, p->hi) &&
-        mesh__visit(mesh, p->lo, p->hi, mesh__count, NULL, &counted) == MESH_CUT) {
-        /* (Over the budget: the walk is not made.) */
-    } else if (near && !atomic_exchange_explicit(&near->busy, 1, memory_order_acquire)) {
+    if (mine && mesh__near_holds(mesh, near, p->lo, p->hi))
+        r = mesh__visit_list(mesh, near, p->lo, p->hi, fn, user, &left);
+    else if (mesh__crowded(mesh, p->lo, p->hi) &&
+             mesh__visit(mesh, p->lo, p->hi, mesh__count, NULL, &counted) == MESH_CUT)
+        ; /* over the budget: no walk */
+    else if (mine)
         r = mesh__visit_near(mesh, near, p->lo, p->hi, fn, user, &left);
-        atomic_store_explicit(&near->busy, 0, memory_order_release);
-    } else {
+    else
         r = mesh__visit(mesh, p->lo, p->hi, fn, user, &left);
-    }
+    if (mine)
+        atomic_store_explicit(&near->busy, 0, memory_order_release);
     uint32_t tested = PHYSICS_MESH_BUDGET - left;
     if (r == MESH_CUT)
         tested += mesh__walk_deepest(p, fn, reset, user);
