@@ -80,7 +80,8 @@
 /* Fewer fast bodies than this, not listed, test every moving body's path box instead of asking a
  * grid of the paths: building that grid costs some 400 instructions a moving body, a walk over
  * the boxes some 10 a box for each fast body (bench convex_vs_mesh: 35 fast bodies a step among
- * 1,700 moving ones, and the grid was 2% of the step). The same boxes meet, in the same order. */
+ * 1,700 moving ones, and the grid was 2% of the step). The same boxes meet, in the same order
+ * (so the walk serves too where the grid was built for lists that then passed their limit). */
 #define CCD_WALK_FAST 32u
 
 /* A fast body in the order the sweeps take them: by rank, then by entity id. The key is the
@@ -1058,15 +1059,15 @@ static int ccd__list_shared(physics__scene *s, bool *listed)
 }
 
 /* Without the lists: the moving bodies whose paths meet fast body i's box [lo, hi], ascending as
- * the lists are (boxes are in body order), each swept against when ccd__sweeps holds. `walk`:
- * the grid of paths was not built (CCD_WALK_FAST), every path box is tested (the test the grid's
- * visit makes of the boxes it finds). */
-static int ccd__query_moving(ccd__sweep *w, physics__v3 lo, physics__v3 hi, bool walk)
+ * the lists are (boxes are in body order), each swept against when ccd__sweeps holds. Of fewer
+ * than CCD_WALK_FAST fast bodies, every path box is tested (the test the grid's visit makes of
+ * the boxes it finds): the grid of paths may not be built. */
+static int ccd__query_moving(ccd__sweep *w, physics__v3 lo, physics__v3 hi, uint32_t fast)
 {
     physics__ccd *c = &w->s->ccd;
     const physics__bodies *b = &w->s->bodies;
     const uint32_t i = w->self.i;
-    if (walk) {
+    if (fast < CCD_WALK_FAST) {
         const physics__broadphase *m = &c->moving;
         for (uint32_t k = 0; k < m->n; k++) {
             /* (x alone first: it leaves out nearly every box, in two compares.) */
@@ -1206,8 +1207,7 @@ int physics__ccd_end(physics__scene *s, float dt)
             return CT_ERR_NOMEM;
         c->lists_shared += listed;
     }
-    const bool walk = !list && fast < CCD_WALK_FAST;
-    if (c->moving.n && !listed && !walk &&
+    if (c->moving.n && !listed && (list || fast >= CCD_WALK_FAST) &&
         (physics__broadphase_build(&c->moving, 0.0f) || (list && ccd__list(s, &listed))))
         return CT_ERR_NOMEM;
     /* The slowest first: each is swept against the fixed bodies and against the moving ones of
@@ -1240,7 +1240,7 @@ int physics__ccd_end(physics__scene *s, float dt)
         if (listed) {
             for (uint32_t p = c->list_first[i]; p < c->list_first[i + 1]; p++)
                 ccd__against_moving(&w, c->listed[p]);
-        } else if (c->moving.n && ccd__query_moving(&w, lo, hi, walk)) {
+        } else if (c->moving.n && ccd__query_moving(&w, lo, hi, fast)) {
             return CT_ERR_NOMEM;
         }
         /* (Its turn and arm, found for its own sweep, serve the sweeps against it after: with
