@@ -169,17 +169,11 @@ typedef struct rigid__narrow_job {
 /* The speculative margin of pair (i, j) in a step of dt: SOLVER_MARGIN and what the pair can close
  * in the step, rounded up to a millimetre's power of two (a snapshot keeps it in two bytes;
  * scaling by 1024 and back is exact, as ldexpf is, without its libm call: 1.5% of a step of bodies
- * on a mesh). With a mesh (`mesh`), the other body's turn closes too, at its reach: a board
- * spinning at 10 rad/s over a still centre brought its end down 8 cm a step, through the 2 cm of
- * a margin from the centre's speed, and only the sweep of the continuous collision stopped it. */
-static float rigid__margin(const physics__bodies *b, uint32_t i, uint32_t j, bool mesh, float dt)
+ * on a mesh). */
+static float rigid__margin(const physics__bodies *b, uint32_t i, uint32_t j, float dt)
 {
-    float closing = v3_len(v3_sub(b->velocity[j], b->velocity[i]));
-    if (mesh) {
-        const uint32_t o = b->shape[i] == CT_BODY_MESH ? j : i;
-        closing += v3_len(b->angular[o]) * v3_len(b->half[o]);
-    }
-    return ceilf((SOLVER_MARGIN + closing * dt) * 1024.0f) * (1.0f / 1024.0f);
+    const physics__v3 rel = v3_sub(b->velocity[j], b->velocity[i]);
+    return ceilf((SOLVER_MARGIN + v3_len(rel) * dt) * 1024.0f) * (1.0f / 1024.0f);
 }
 
 /* Whether the manifolds of pair (i, j) found at geometry g of an earlier step may be used again:
@@ -378,7 +372,7 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
             uint32_t made = 0;
             /* (A pair without a mesh finds its margin only when it finds its manifold.) */
             const bool mesh = rigid__several(b, i, j);
-            float margin = mesh ? rigid__margin(b, i, j, true, job->dt) : 0.0f;
+            float margin = mesh ? rigid__margin(b, i, j, job->dt) : 0.0f;
             bool held = old && old->count &&
                         rigid__recyclable(
                             b, i, j, &old->geo,
@@ -398,7 +392,7 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
                 const bool prefer_b =
                     old && old->count && (old->id[0] & PHYSICS_MANIFOLD_REFERENCE_B);
                 if (!mesh)
-                    margin = rigid__margin(b, i, j, false, job->dt);
+                    margin = rigid__margin(b, i, j, job->dt);
                 physics__manifold_out all[PHYSICS_MESH_MANIFOLDS];
                 if (slots == 1u) {
                     physics__manifold(b, i, j, margin, prefer_b, &all[0]);
