@@ -488,10 +488,11 @@ typedef struct rigid__colour_job {
 } rigid__colour_job;
 
 /* Item 0 colours the contacts (physics__rigid_wide_colour: one thread, each contact's colour
- * depends on those before it); item 1 + t gathers slice t of bodies (rigid__gather_range, any
- * threads). The colouring reads the bodies' own arrays, not what the gathering writes, so the
- * other threads gather while one colours: the colouring was the longest stretch of the step that
- * one thread ran alone. */
+ * depends on those before it), item 1 the joints (physics__joints_colour: the same); item 2 + t
+ * gathers slice t of bodies (rigid__gather_range, any threads). The colourings read the bodies'
+ * own arrays, not what the gathering writes, so the threads gather while one or two colour: the
+ * contacts' colouring was the longest stretch of the step that one thread ran alone, and the
+ * joints' (made after the gathering) a fortieth of joint_grid's step. */
 static void rigid__colour_gather_range(void *user, uint32_t begin, uint32_t end)
 {
     const rigid__colour_job *job = user;
@@ -499,8 +500,10 @@ static void rigid__colour_gather_range(void *user, uint32_t begin, uint32_t end)
     for (uint32_t i = begin; i < end; i++) {
         if (i == 0)
             physics__rigid_wide_colour(job->s, job->order, job->m, job->n);
+        else if (i == 1)
+            physics__joints_colour(job->s);
         else
-            rigid__gather_range(&gather, i - 1, i);
+            rigid__gather_range(&gather, i - 2, i - 1);
     }
 }
 
@@ -756,7 +759,7 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
                 physics__contacts_want_awake(s, b->asleep[order[k].a] ? order[k].a : order[k].b);
     }
     if (physics__reserve(s->a, (void **)&r->contact, &r->cap_contacts, n, sizeof *r->contact) ||
-        physics__rigid_wide_reserve(s, n))
+        physics__rigid_wide_reserve(s, n) || physics__joints_colour_reserve(s))
         return CT_ERR_NOMEM;
     rigid__contact_job job = {s, order, m, n, 0, 0, 0, 0, 0, 0};
     /* As Box3D: the spring softens for long substeps; against what does not move it is twice as
@@ -768,10 +771,10 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
     /* The colouring (physics_rigid_wide.c: one thread, each contact's colour depends on those
      * before it) comes first, so that each contact writes its solver block's lane as it is made
      * (the blocks, filled from the contacts after, were read in colour order: a cache miss a
-     * contact); the bodies' solver state is gathered beside it. */
+     * contact); the joints' batches are made and the bodies' solver state is gathered beside it. */
     const rigid__colour_job colour = {s, order, m, n, h};
     physics__stages_add(&r->stages, s->a, rigid__colour_gather_range, (void *)&colour,
-                        sizeof colour, 1 + (b->n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES, 1);
+                        sizeof colour, 2 + (b->n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES, 1);
     int err = physics__stages_run(&r->stages, s->a, s->pool, s->pool_timed);
     r->num_contacts = n;
     if (!err)
@@ -1396,7 +1399,7 @@ int physics__rigid_step(physics__scene *s, float dt)
         s->report.awake += b->kind[i] == CT_BODY_DYNAMIC && !b->asleep[i];
     const uint32_t substeps = RIGID_SUBSTEPS;
     const float h = dt / (float)substeps, inv_h = 1.0f / h;
-    if (rigid__contacts(s, order, m, h) || physics__joints_colour(s))
+    if (rigid__contacts(s, order, m, h))
         return CT_ERR_NOMEM;
     /* The substeps' passes are stages of one parallel section (physics_stages.c): each starts
      * when the one before has finished, as if called one after the other. */
