@@ -905,15 +905,18 @@ void physics__rigid_warm_contact(const physics__rigid_contact *c, physics__rigid
 /* One pass of contact c (mode PHYSICS_WIDE_PUSH, _RELAX or _SETTLE): the normals (soft when
  * pushing, rigid and without push when relaxing), then, but for _SETTLE, the twist and the
  * friction at the centre (Box3D applies friction only when relaxing: here in both passes, see
- * RIGID_FRICTION_WHILE_PUSHING; its anchor only while pushing). Between two moving bodies (not
- * an impact) the pushing pass's friction is the anchor alone, a soft constraint as the normals
- * are (their mass and impulse scales): solved on the velocities there, rigidly against the soft
- * normals, it kept a box on one 5 or 10 times lighter rocking for ever at 0.02 to 0.06 rad/s
- * (the warm start put back what the pass took out); solved there not at all (Box3D's way), the
- * rows of large_pyramid slid and its top moved 3 cm. The relaxing pass solves it on the
- * velocities. order: the order of a resting contact's points (physics__rigid_point_at;
- * physics__rigid_step turns it every substep). physics_rigid_wide.c does the same four contacts
- * at a time (a block of an impact keeps its order). */
+ * RIGID_FRICTION_WHILE_PUSHING; its anchor only while pushing). Where two moving bodies rest on
+ * each other on more than one point (not an impact), the pushing pass's friction is the anchor
+ * alone, a soft constraint as the normals are (their mass and impulse scales): solved on the
+ * velocities there, rigidly against the soft normals, it kept a box on one 5 or 10 times lighter
+ * rocking for ever at 0.02 to 0.06 rad/s (the warm start put back what the pass took out);
+ * solved there not at all (Box3D's way), the rows of large_pyramid slid and its top moved 3 cm;
+ * without the anchor, the top of a 30-row pyramid crept 2.2 mm. On one point (a ball, a
+ * capsule's end) that anchor alone rolls the bodies: the balls and capsules of a resting pile
+ * (test_resting_piles_fall_asleep) kept rolling at metres a second. The relaxing pass solves
+ * friction on the velocities. order: the order of a resting contact's points
+ * (physics__rigid_point_at; physics__rigid_step turns it every substep). physics_rigid_wide.c
+ * does the same four contacts at a time (a block of an impact keeps its order). */
 void physics__rigid_solve_contact(physics__rigid_contact *c, physics__rigid_body *A,
                                   physics__rigid_body *B, float inv_h, int mode, uint32_t order)
 {
@@ -966,8 +969,8 @@ void physics__rigid_solve_contact(physics__rigid_contact *c, physics__rigid_body
             B->w = v3_add(B->w, v3_scale(c->twist_b, applied));
         }
         float j1, j2;
-        if (use_bias && c->passes == 1u && A->inv_mass > 0.0f && B->inv_mass > 0.0f) {
-            /* (two moving bodies at rest: the anchor alone, as a soft constraint) */
+        if (use_bias && c->passes == 1u && c->count > 1u && A->inv_mass > 0.0f &&
+            B->inv_mass > 0.0f) { /* (the anchor alone, as a soft constraint) */
             const float u1 = c->mass_scale * c->anchor1, u2 = c->mass_scale * c->anchor2;
             j1 = c->f1.j - (c->k11 * u1 + c->k12 * u2) - c->impulse_scale * c->f1.j;
             j2 = c->f2.j - (c->k12 * u1 + c->k22 * u2) - c->impulse_scale * c->f2.j;

@@ -253,17 +253,22 @@ wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_
     const f32x4 o1 = f32x4_load(k->f1j), o2 = f32x4_load(k->f2j);
     f32x4 j1 = f32x4_sub(o1, f32x4_add(f32x4_mul(k11, v1), f32x4_mul(k12, v2)));
     f32x4 j2 = f32x4_sub(o2, f32x4_add(f32x4_mul(k12, v1), f32x4_mul(k22, v2)));
-    if (use_bias && !still_a) { /* two moving bodies: the anchor alone, softly (not an impact) */
+    if (use_bias && !still_a && k->count > 1u) {
+        /* Two moving bodies on more than one point (their second row has a mass), not an
+         * impact: the anchor alone, softly (physics__rigid_solve_contact). */
         const f32x4 u1 = f32x4_mul(soft_mass, f32x4_load(k->anchor1)),
                     u2 = f32x4_mul(soft_mass, f32x4_load(k->anchor2));
-        const f32x4 s1 = f32x4_sub(f32x4_sub(o1, f32x4_add(f32x4_mul(k11, u1), f32x4_mul(k12, u2))),
-                                   f32x4_mul(soft_impulse, o1));
-        const f32x4 s2 = f32x4_sub(f32x4_sub(o2, f32x4_add(f32x4_mul(k12, u1), f32x4_mul(k22, u2))),
-                                   f32x4_mul(soft_impulse, o2));
+        f32x4 s1 = f32x4_sub(f32x4_sub(o1, f32x4_add(f32x4_mul(k11, u1), f32x4_mul(k12, u2))),
+                             f32x4_mul(soft_impulse, o1));
+        f32x4 s2 = f32x4_sub(f32x4_sub(o2, f32x4_add(f32x4_mul(k12, u1), f32x4_mul(k22, u2))),
+                             f32x4_mul(soft_impulse, o2));
         const mask32x4 moves_a = f32x4_greater(f32x4_load(k->inv_ma), zero),
-                       moves_b = f32x4_greater(f32x4_load(k->inv_mb), zero);
-        j1 = f32x4_pick(impact, j1, f32x4_pick(moves_a, f32x4_pick(moves_b, s1, j1), j1));
-        j2 = f32x4_pick(impact, j2, f32x4_pick(moves_a, f32x4_pick(moves_b, s2, j2), j2));
+                       moves_b = f32x4_greater(f32x4_load(k->inv_mb), zero),
+                       points = f32x4_greater(f32x4_load(k->p[1].mass), zero);
+        s1 = f32x4_pick(points, f32x4_pick(moves_b, s1, j1), j1);
+        s2 = f32x4_pick(points, f32x4_pick(moves_b, s2, j2), j2);
+        j1 = f32x4_pick(impact, j1, f32x4_pick(moves_a, s1, j1));
+        j2 = f32x4_pick(impact, j2, f32x4_pick(moves_a, s2, j2));
     }
     const f32x4 limit = f32x4_mul(friction, total);
     const f32x4 sq = f32x4_add(f32x4_mul(j1, j1), f32x4_mul(j2, j2));
