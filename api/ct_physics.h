@@ -936,12 +936,23 @@ typedef struct ct_physics_api_v5 {
     /* The world's gravity (m/s^2, default 0, -9.81, 0); setting it wakes every body. */
     void (*set_gravity)(ct_world_o *world, const float gravity[3]);
     void (*gravity)(ct_world_o *world, float out[3]);
-    /* Entities of the bodies whose shape overlaps the sphere, sorted by entity id. Writes at
-     * most max ids to out and returns the total count (call again with room for more). */
+    /* Entities of the bodies whose shape overlaps (or touches) the sphere, sorted by entity id.
+     * Writes at most max ids to out (NULL only with max 0, to count) and returns the total count
+     * (call again with room for more). A NULL, NaN or infinite center, or a NaN, infinite or
+     * negative radius, finds nothing (0) and is logged naming the world and the field ("center",
+     * "radius"); so is a world without physics. */
     uint32_t (*overlap_sphere)(ct_world_o *world, const float center[3], float radius,
                                ct_entity_t *out, uint32_t max);
-    /* The nearest body hit by origin + t * direction for 0 <= t <= max_distance (direction need
-     * not be normalised; distance is along the normalised direction). False if nothing. */
+    /* The nearest body hit by origin + t * direction for 0 <= t <= max_distance: true with out
+     * set to its entity, the distance t along the normalised direction (m; direction need not be
+     * normalised; 0 when origin lies inside the body's shape), the point origin + t * unit
+     * direction, and the unit normal of the body's surface there, facing back along the ray (out
+     * of the body; a ray starting inside faces back too). False if nothing is hit. A NULL, NaN or
+     * infinite origin, a NULL, NaN, infinite or zero direction, a NaN or negative max_distance, or
+     * a NULL out finds nothing (false, out untouched) and is logged naming the world and the field
+     * ("origin", "direction", "max_distance", "out"); so is a world without physics. An infinite
+     * max_distance, or an origin far outside the world (+-4 CT_PHYSICS_MAX_POSITION), is a
+     * question, not an error: the first body on the ray, or false, without a word. */
     bool (*raycast)(ct_world_o *world, const float origin[3], const float direction[3],
                     float max_distance, ct_physics_hit_t *out);
     /* The event stream of the world's last step (see Events); *size gets its byte size. */

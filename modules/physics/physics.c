@@ -383,6 +383,28 @@ static void queue_callbacks(physics__body_manager *m)
     }
 }
 
+/* A body whose search against a mesh was cut at PHYSICS_MESH_BUDGET this step (physics_mesh.c),
+ * and not yet logged: logged, once a body (the least of them a step, so each in turn). */
+static void mesh_cut_told(physics__body_manager *m)
+{
+    physics__bodies *b = &m->scene.bodies;
+    physics__mesh_tally *tally = b->mesh_tally;
+    if (!tally || atomic_load_explicit(&tally->cut, memory_order_relaxed) == UINT64_MAX)
+        return;
+    const uint64_t cut = atomic_exchange_explicit(&tally->cut, UINT64_MAX, memory_order_relaxed);
+    const uint32_t i = physics__bodies_find(b, (ct_entity_t){(uint32_t)(cut >> 32)});
+    if (i == UINT32_MAX)
+        return;
+    b->mesh_told[i] = 1;
+    const physics__v3 h = b->half[i];
+    PHYSICS_LOG(CT_LOG_WARNING,
+                "simulate: world %p: entity %u: its shape (%g x %g x %g m) lies over more than %u "
+                "triangles of the mesh of entity %u; only the %u reaching deepest into it are "
+                "collided (logged once a body)",
+                (void *)m->world, b->entity[i].id, 2.0 * (double)h.x, 2.0 * (double)h.y,
+                2.0 * (double)h.z, PHYSICS_MESH_BUDGET, (uint32_t)cut, PHYSICS_MESH_DEEPEST);
+}
+
 static void simulate(ct_world_o *w, float dt)
 {
     CT_PROFILE_SCOPE("physics.simulate");
@@ -443,6 +465,7 @@ static void simulate(ct_world_o *w, float dt)
                     "tests of their children (compounds piled into one spot?); cut at entities %u "
                     "and %u: the rest were not collided this step",
                     (void *)w, r->child_limit, r->child_cut[0], r->child_cut[1]);
+    mesh_cut_told(m);
     /* A character moves only as its last move_character said, for one step. */
     for (uint32_t k = 0; k < m->scene.characters.n; k++) {
         const uint32_t i =

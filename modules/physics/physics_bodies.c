@@ -26,6 +26,7 @@ static const physics__soa_field bodies__fields[] = {
     BODY_FIELD(rotates),     BODY_FIELD(synced_rotation),
     BODY_FIELD(hull),        BODY_FIELD(compound),
     BODY_FIELD(mesh),        BODY_FIELD(damping),
+    BODY_FIELD(mesh_told),
 };
 #define BODY_NUM_FIELDS ((uint32_t)(sizeof bodies__fields / sizeof bodies__fields[0]))
 
@@ -298,6 +299,7 @@ int physics__bodies_add_rigid(physics__bodies *b, ct_entity_t e, const ct_rigid_
     b->restitution[i] = d->restitution;
     b->friction[i] = d->friction;
     b->damping[i] = (physics__damping){0.0f, 0.0f};
+    b->mesh_told[i] = 0;
     b->layer[i] = 1u;
     b->mask[i] = UINT32_MAX;
     b->user_data[i] = 0;
@@ -521,18 +523,16 @@ int physics__bodies_add_compound(physics__bodies *b, ct_entity_t e, const ct_rig
                                       (bodies__owned){.compound = c}, half);
     if (err)
         return err;
-    /* Its hull children are shared like hull bodies' (each built in a block of its own). */
+    /* Its hull children are shared like hull bodies' (each built in a block of its own, which
+     * stays its own when there is no memory for the shared copy). */
     for (uint32_t k = 0; k < c->count; k++) {
         physics__child *x = &c->child[k];
         if (!x->hull)
             continue;
-        uint64_t key;
-        physics__hull *same = bodies__hull_find(b, x->hull, &key);
-        if (same) {
+        physics__hull *shared = physics__bodies_hull(b, x->hull);
+        if (shared) {
             ct_free(b->a, x->hull, sizeof *x->hull);
-            x->hull = same;
-        } else {
-            bodies__hull_note(b, x->hull, key);
+            x->hull = shared;
         }
         x->hull->users++;
     }
@@ -588,6 +588,7 @@ bool physics__bodies_remove(physics__bodies *b, ct_entity_t e)
         b->restitution[i] = b->restitution[last];
         b->friction[i] = b->friction[last];
         b->damping[i] = b->damping[last];
+        b->mesh_told[i] = b->mesh_told[last];
         b->layer[i] = b->layer[last];
         b->mask[i] = b->mask[last];
         b->user_data[i] = b->user_data[last];

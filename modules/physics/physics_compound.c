@@ -186,9 +186,12 @@ const char *physics__compound_build(ct_allocator_t *a, const ct_compound_child_t
 
 /* ---- proxies ------------------------------------------------------------------------------- */
 
-/* Two bodies' worth of the arrays the shape tests read. */
+/* Two bodies' worth of the arrays the shape tests read (and a mesh's search tells about: its
+ * entities, whether the owner logged the body's cut, the world's tally and allocator). */
 typedef struct compound__proxy {
     physics__bodies b;
+    ct_entity_t entity[2];
+    uint8_t mesh_told[2];
     uint8_t shape[2];
     physics__v3 position[2], half[2];
     physics__quat rotation[2];
@@ -199,9 +202,14 @@ typedef struct compound__proxy {
     physics__v3 extent[2];
 } compound__proxy;
 
-static void compound__proxy_init(compound__proxy *p)
+static void compound__proxy_init(compound__proxy *p, const physics__bodies *b)
 {
     memset(&p->b, 0, sizeof p->b);
+    p->b.a = b->a;
+    p->b.n = 2;
+    p->b.mesh_tally = b->mesh_tally;
+    p->b.entity = p->entity;
+    p->b.mesh_told = p->mesh_told;
     p->b.shape = p->shape;
     p->b.position = p->position;
     p->b.half = p->half;
@@ -219,6 +227,10 @@ static void compound__proxy_init(compound__proxy *p)
 static void compound__place(compound__proxy *p, uint32_t s, const physics__bodies *b, uint32_t i,
                             uint32_t k)
 {
+    /* (A cast shape posed past the last body is no body to log.) */
+    const bool body = i < b->n;
+    p->entity[s] = body ? b->entity[i] : (ct_entity_t){0};
+    p->mesh_told[s] = body ? b->mesh_told[i] : 1u;
     if (k == UINT32_MAX) {
         p->shape[s] = b->shape[i];
         p->position[s] = b->position[i];
@@ -290,7 +302,7 @@ static void compound__pairs_init(compound__pairs *w, const physics__bodies *b, u
     w->b = b, w->i = i, w->j = j;
     w->ci = b->compound[i], w->cj = b->compound[j];
     w->ni = w->ci ? w->ci->count : 1, w->nj = w->cj ? w->cj->count : 1;
-    compound__proxy_init(&w->p);
+    compound__proxy_init(&w->p, b);
 }
 
 static float compound__radius(const physics__bodies *b, const physics__compound *c, uint32_t i,
@@ -497,7 +509,7 @@ float physics__compound_separation(const physics__bodies *b, uint32_t i, uint32_
 bool physics__sphere_overlaps_compound(const physics__bodies *b, uint32_t i, physics__v3 c, float r)
 {
     compound__proxy p;
-    compound__proxy_init(&p);
+    compound__proxy_init(&p, b);
     for (uint32_t k = 0; k < b->compound[i]->count; k++) {
         compound__place(&p, 0, b, i, k);
         if (physics__sphere_overlaps_body(&p.b, 0, c, r))
@@ -510,7 +522,7 @@ float physics__ray_compound(const physics__bodies *b, uint32_t i, physics__v3 o,
                             physics__v3 *normal)
 {
     compound__proxy p;
-    compound__proxy_init(&p);
+    compound__proxy_init(&p, b);
     float best = INFINITY;
     for (uint32_t k = 0; k < b->compound[i]->count; k++) {
         compound__place(&p, 0, b, i, k);

@@ -284,6 +284,7 @@ typedef struct physics__hull physics__hull;
 typedef struct physics__compound physics__compound;
 typedef struct physics__mesh physics__mesh;
 typedef struct physics__mesh_near physics__mesh_near;
+typedef struct physics__mesh_tally physics__mesh_tally;
 
 /* A body's damping (v5 set_damping), 1/s: dv/dt = -linear v, dw/dt = -angular w. */
 typedef struct physics__damping {
@@ -355,6 +356,11 @@ typedef struct physics__bodies {
      * move it). num_near slots, from `a`; the serials given to meshes so far. */
     physics__mesh_near *near;
     uint32_t num_near, mesh_serial;
+    /* What searches against meshes tell the owner (physics_hull.h), with the near slots; per body,
+     * whether the owner has logged its search cut at PHYSICS_MESH_BUDGET (it logs each body
+     * once). */
+    physics__mesh_tally *mesh_tally;
+    uint8_t *mesh_told;
     physics__map map;
     /* The hulls bodies use that physics__bodies_hull gave, each once: hull_map takes a hash of a
      * hull's shape (physics__hull.key) to its place in hulls[0 .. num_hulls). */
@@ -412,10 +418,10 @@ void physics__bodies_impulse_at(physics__bodies *b, uint32_t i, physics__v3 impu
                                 physics__v3 at);
 /* The world bounding-box half extents of body i from its rotation, into extent[i]. */
 void physics__bodies_extent(physics__bodies *b, uint32_t i);
-/* Gives each of b's bodies a slot for a list of nearby triangles, and each mesh its serial, when
- * b has meshes (physics_mesh.c; before a step's manifolds, on one thread). Without slots (out of
- * memory, or bodies added since) a mesh walks its tree for every body: slower, the same contacts.
- * physics__bodies_free frees them (physics__mesh_near_free). */
+/* Gives each of b's bodies a slot for a list of nearby triangles, each mesh its serial, and b its
+ * mesh_tally, when b has meshes (physics_mesh.c; before a step's manifolds, on one thread).
+ * Without slots (out of memory, or bodies added since) a mesh walks its tree for every body:
+ * slower, the same contacts. physics__bodies_free frees them (physics__mesh_near_free). */
 void physics__mesh_near_reserve(physics__bodies *b);
 void physics__mesh_near_free(physics__bodies *b);
 

@@ -1,10 +1,10 @@
 /* physics_mesh.c: static triangle meshes and height fields (v5).
  *
  * A mesh keeps its triangles in the order of the leaves of a bounding-volume hierarchy (median
- * splits on the longest axis, at most MESH_LEAF triangles a leaf), so a body finds the triangles
- * under it by walking the tree with its box. Each triangle collides as a one-sided polygon (a
- * body behind it is not pushed through to its front) through the polytope tests of hulls, and
- * the triangles' manifolds are merged as a compound's children's are.
+ * splits on the longest axis, at most PHYSICS_MESH_LEAF triangles a leaf), so a body finds the
+ * triangles under it by walking the tree with its box. Each triangle collides as a one-sided
+ * polygon (a body behind it is not pushed through to its front) through the polytope tests of
+ * hulls, and the triangles' manifolds are merged as a compound's children's are.
  *
  * Internal edges. An edge two triangles share, where the surface is flat or bends up (a valley),
  * is no edge of the surface a body can meet: a box sliding over a tiled floor must feel the floor,
@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MESH_LEAF 4u
 /* The neighbour's far corner may lie this far under the plane (times the edge's scale) for the
  * edge to count as flat: rounding of a flat floor's vertices. */
 #define MESH_FLAT 1e-4f
@@ -104,7 +103,7 @@ static uint32_t mesh__build_node(physics__mesh *m, const physics__v3 *centre, ui
         chi = v3_max(chi, centre[order[k]]);
     }
     n->lo = lo, n->hi = hi;
-    if (count <= MESH_LEAF) {
+    if (count <= PHYSICS_MESH_LEAF) {
         n->first = first, n->count = count;
         return at + 1;
     }
@@ -328,14 +327,17 @@ static inline bool mesh__triangle_meets(const physics__mesh *m, uint32_t t, phys
     return mesh__box_meets(tlo, thi, lo, hi);
 }
 
-/* Calls fn for each triangle whose node boxes meet [lo, hi] (mesh frame); stops on non-zero. */
+/* Calls fn for each triangle whose node boxes meet [lo, hi] (mesh frame), at most *left of them
+ * (counted off it); stops on non-zero, and returns MESH_CUT where one more would be past *left. */
 typedef int (*mesh__visit_f)(void *user, uint32_t tri);
+#define MESH_CUT (-1)
 static int mesh__visit(const physics__mesh *m, physics__v3 lo, physics__v3 hi, mesh__visit_f fn,
-                       void *user)
+                       void *user, uint32_t *left)
 {
-    uint32_t stack[64], top = 0;
+    uint32_t stack[64], top = 0, room = *left;
     stack[top++] = 0;
-    while (top) {
+    int r = 0;
+    while (top && !r) {
         const physics__mesh_node *n = &m->node[stack[--top]];
         if (!mesh__box_meets(n->lo, n->hi, lo, hi))
             continue;
@@ -346,18 +348,23 @@ static int mesh__visit(const physics__mesh *m, physics__v3 lo, physics__v3 hi, m
                  * the triangle). */
                 if (!mesh__triangle_meets(m, t, lo, hi))
                     continue;
-                const int r = fn(user, t);
-                if (r)
-                    return r;
+                if (!room) {
+                    r = MESH_CUT;
+                    break;
+                }
+                room--;
+                if ((r = fn(user, t)) != 0)
+                    break;
             }
             continue;
         }
         if (top + 2 > 64)
-            return 0; /* a tree this deep has over 2^60 triangles: cannot happen */
+            break; /* a tree this deep has over 2^60 triangles: cannot happen */
         stack[top++] = n->first;
         stack[top++] = (uint32_t)(n - m->node) + 1u;
     }
-    return 0;
+    *left = room;
+    return r;
 }
 
 /* ---- the triangles near a body ----------------------------------------------------------------
@@ -382,6 +389,13 @@ void physics__mesh_near_reserve(physics__bodies *b)
         if (m && !m->serial)
             m->serial = ++b->mesh_serial; /* 2^32 meshes in one world: not in this universe */
         any = true;
+    }
+    if (any && !b->mesh_tally) {
+        b->mesh_tally = ct_alloc(b->a, sizeof *b->mesh_tally);
+        if (b->mesh_tally) {
+            atomic_init(&b->mesh_tally->most, 0);
+            atomic_init(&b->mesh_tally->cut, UINT64_MAX);
+        }
     }
     if (!any || b->num_near >= b->n)
         return;
@@ -408,30 +422,47 @@ void physics__mesh_near_free(physics__bodies *b)
         ct_free(b->a, b->near, (size_t)b->num_near * sizeof *b->near);
     b->near = NULL;
     b->num_near = 0;
+    if (b->mesh_tally)
+        ct_free(b->a, b->mesh_tally, sizeof *b->mesh_tally);
+    b->mesh_tally = NULL;
 }
 
-/* mesh__visit for the body whose slot is `near`: from its list when [lo, hi] lies inside the
- * list's box, else walking the tree for a grown box and keeping what it finds. */
-static int mesh__visit_near(const physics__mesh *m, physics__mesh_near *near, physics__v3 lo,
-                            physics__v3 hi, mesh__visit_f fn, void *user)
+/* Whether the list of the body whose slot is `near` holds what a walk for [lo, hi] finds: its box
+ * holds [lo, hi]. */
+static inline bool mesh__near_holds(const physics__mesh *m, const physics__mesh_near *near,
+                                    physics__v3 lo, physics__v3 hi)
 {
-    if (near->serial == m->serial && lo.x >= near->lo.x && lo.y >= near->lo.y &&
-        lo.z >= near->lo.z && hi.x <= near->hi.x && hi.y <= near->hi.y && hi.z <= near->hi.z) {
-        /* The boxes first, then the tests: the triangles' loads (mostly cache misses) then
-         * overlap instead of each waiting behind the previous triangle's test. */
-        uint32_t meets = 0;
-        for (uint32_t k = 0; k < near->count; k++)
-            meets |= (uint32_t)mesh__triangle_meets(m, near->tri[k], lo, hi) << k;
-        for (; meets; meets &= meets - 1u) {
-            const int r = fn(user, near->tri[__builtin_ctz(meets)]);
-            if (r)
-                return r;
-        }
-        return 0;
+    return near->serial == m->serial && lo.x >= near->lo.x && lo.y >= near->lo.y &&
+           lo.z >= near->lo.z && hi.x <= near->hi.x && hi.y <= near->hi.y && hi.z <= near->hi.z;
+}
+
+/* mesh__visit from the list that holds it (mesh__near_holds; a list holds fewer triangles than
+ * any *left). */
+static int mesh__visit_list(const physics__mesh *m, const physics__mesh_near *near,
+                            physics__v3 lo, physics__v3 hi, mesh__visit_f fn, void *user,
+                            uint32_t *left)
+{
+    /* The boxes first, then the tests: the triangles' loads (mostly cache misses) then overlap
+     * instead of each waiting behind the previous triangle's test. */
+    uint32_t meets = 0;
+    for (uint32_t k = 0; k < near->count; k++)
+        meets |= (uint32_t)mesh__triangle_meets(m, near->tri[k], lo, hi) << k;
+    int r = 0;
+    for (; meets && !r; meets &= meets - 1u) {
+        --*left;
+        r = fn(user, near->tri[__builtin_ctz(meets)]);
     }
+    return r;
+}
+
+/* mesh__visit for the body whose slot is `near`, walking the tree for a grown box and keeping
+ * what it finds as the slot's list. */
+static int mesh__visit_near(const physics__mesh *m, physics__mesh_near *near, physics__v3 lo,
+                            physics__v3 hi, mesh__visit_f fn, void *user, uint32_t *left)
+{
     const float g = near->grow;
     const physics__v3 glo = v3_sub(lo, v3(g, g, g)), ghi = v3_add(hi, v3(g, g, g));
-    uint32_t count = 0, stack[64], top = 0;
+    uint32_t count = 0, stack[64], top = 0, room = *left;
     bool whole = true;
     stack[top++] = 0;
     while (top) {
@@ -449,9 +480,10 @@ static int mesh__visit_near(const physics__mesh *m, physics__mesh_near *near, ph
                 count++;
                 if (!mesh__box_meets(tlo, thi, lo, hi))
                     continue;
-                const int r = fn(user, t);
+                const int r = room ? (room--, fn(user, t)) : MESH_CUT;
                 if (r) {
                     near->serial = 0; /* cut short: the list is not whole */
+                    *left = room;
                     return r;
                 }
             }
@@ -464,6 +496,7 @@ static int mesh__visit_near(const physics__mesh *m, physics__mesh_near *near, ph
         stack[top++] = n->first;
         stack[top++] = (uint32_t)(n - m->node) + 1u;
     }
+    *left = room;
     if (count > PHYSICS_MESH_NEAR_MAX || !whole) {
         near->serial = 0;
         near->grow = g > MESH_NEAR_GROW_MIN ? 0.5f * g : 0.0f;
@@ -837,6 +870,16 @@ static void mesh__collide_near(mesh__collide *c, uint32_t t, physics__v3 n, floa
     }
 }
 
+/* What a cut walk found forgotten (mesh__walk_deepest). */
+static void mesh__collide_reset(void *user)
+{
+    mesh__collide *c = user;
+    c->num_found = 0;
+    c->num = 0;
+    c->depth = INFINITY;
+    c->depth_tri = UINT32_MAX;
+}
+
 static int mesh__collide_triangle(void *user, uint32_t t)
 {
     mesh__collide *c = user;
@@ -917,22 +960,103 @@ static bool mesh__begin(mesh__pair *p, const physics__bodies *b, uint32_t i, uin
     return true;
 }
 
+/* A search over more than PHYSICS_MESH_BUDGET triangles: fn for the deepest PHYSICS_MESH_DEEPEST
+ * of them instead (physics__mesh_deepest), after reset(user) forgets what a cut walk found; how
+ * many; the tally told. */
+__attribute__((noinline, cold)) static uint32_t
+mesh__walk_deepest(const mesh__pair *p, mesh__visit_f fn, void (*reset)(void *), void *user)
+{
+    const physics__bodies *b = p->c.b;
+    const uint32_t mi = p->c.mesh, oi = p->c.other;
+    const physics__mesh *mesh = b->mesh[mi];
+    reset(user);
+    /* The body's own box in the mesh's frame, grown by the margin as (p->lo, p->hi) are. */
+    const physics__quat q = b->rotation[mi], qo = b->rotation[oi];
+    const physics__v3 axis[3] = {quat_unrotate(q, quat_rotate(qo, v3(1, 0, 0))),
+                                 quat_unrotate(q, quat_rotate(qo, v3(0, 1, 0))),
+                                 quat_unrotate(q, quat_rotate(qo, v3(0, 0, 1)))};
+    const float margin = p->c.margin;
+    uint32_t tri[PHYSICS_MESH_DEEPEST];
+    const uint32_t n = physics__mesh_deepest(
+        mesh, p->lo, p->hi, quat_unrotate(q, v3_sub(b->position[oi], b->position[mi])), axis,
+        v3_add(b->half[oi], v3(margin, margin, margin)), tri, PHYSICS_MESH_DEEPEST);
+    uint32_t tested = 0;
+    while (tested < n && !fn(user, tri[tested++]))
+        ;
+    physics__mesh_tally *tally = b->mesh_tally;
+    if (tally && oi < b->n && !b->mesh_told[oi]) {
+        const uint64_t key = (uint64_t)b->entity[oi].id << 32 | b->entity[mi].id;
+        uint64_t least = atomic_load_explicit(&tally->cut, memory_order_relaxed);
+        while (key < least && !atomic_compare_exchange_weak_explicit(&tally->cut, &least, key,
+                                                                     memory_order_relaxed,
+                                                                     memory_order_relaxed))
+            ;
+    }
+    return tested;
+}
+
+static int mesh__count(void *user, uint32_t t)
+{
+    (void)user, (void)t;
+    return 0;
+}
+
+/* Whether a box of [lo, hi] (mesh frame) likely takes in more than an eighth of
+ * PHYSICS_MESH_BUDGET triangles: its share of the mesh's box on each axis (a flat one's whole on
+ * its flat axis) times the triangles. Such a search counts them first (mesh__count): cut, it then
+ * tests PHYSICS_MESH_DEEPEST, not those the walk met first as well. Only how long a search takes
+ * depends on it: the triangles it tests are the same either way. */
+static bool mesh__crowded(const physics__mesh *m, physics__v3 lo, physics__v3 hi)
+{
+    const physics__mesh_node *root = &m->node[0];
+    /* (share > budget / 8 without the divisions: every walk asks.) */
+    float share = 8.0f * (float)m->num_triangles, whole = (float)PHYSICS_MESH_BUDGET;
+    for (int k = 0; k < 3; k++) {
+        const float size = v3_get(root->hi, k) - v3_get(root->lo, k);
+        const float in = f_min(v3_get(hi, k), v3_get(root->hi, k)) -
+                         f_max(v3_get(lo, k), v3_get(root->lo, k));
+        if (size > 0.0f)
+            share *= f_max(0.0f, in), whole *= size;
+    }
+    return share > whole;
+}
+
 /* fn for each triangle of the pair's mesh whose box meets the other body's (p->lo, p->hi): from
  * the body's list of the triangles near it (its slot, unless this is no body of the world, a
  * compound's child or a cast shape posed past the last body, or another thread has it), else by
- * walking the tree. */
-static void mesh__walk(const mesh__pair *p, mesh__visit_f fn, void *user)
+ * walking the tree. Past PHYSICS_MESH_BUDGET of them, the deepest (mesh__walk_deepest, which calls
+ * reset first). */
+static void mesh__walk(const mesh__pair *p, mesh__visit_f fn, void (*reset)(void *), void *user)
 {
     const physics__bodies *b = p->c.b;
     const uint32_t oi = p->c.other;
     const physics__mesh *mesh = b->mesh[p->c.mesh];
     physics__mesh_near *near =
         oi < b->n && oi < b->num_near && mesh->serial ? &b->near[oi] : NULL;
-    if (near && !atomic_exchange_explicit(&near->busy, 1, memory_order_acquire)) {
-        mesh__visit_near(mesh, near, p->lo, p->hi, fn, user);
+    const bool mine = near && !atomic_exchange_explicit(&near->busy, 1, memory_order_acquire);
+    uint32_t counted = PHYSICS_MESH_BUDGET, left = PHYSICS_MESH_BUDGET;
+    int r = MESH_CUT;
+    if (mine && mesh__near_holds(mesh, near, p->lo, p->hi))
+        r = mesh__visit_list(mesh, near, p->lo, p->hi, fn, user, &left);
+    else if (mesh__crowded(mesh, p->lo, p->hi) &&
+             mesh__visit(mesh, p->lo, p->hi, mesh__count, NULL, &counted) == MESH_CUT)
+        ; /* over the budget: no walk */
+    else if (mine)
+        r = mesh__visit_near(mesh, near, p->lo, p->hi, fn, user, &left);
+    else
+        r = mesh__visit(mesh, p->lo, p->hi, fn, user, &left);
+    if (mine)
         atomic_store_explicit(&near->busy, 0, memory_order_release);
-    } else {
-        mesh__visit(mesh, p->lo, p->hi, fn, user);
+    uint32_t tested = PHYSICS_MESH_BUDGET - left;
+    if (r == MESH_CUT)
+        tested += mesh__walk_deepest(p, fn, reset, user);
+    physics__mesh_tally *tally = b->mesh_tally;
+    if (tally) {
+        uint32_t most = atomic_load_explicit(&tally->most, memory_order_relaxed);
+        while (tested > most && !atomic_compare_exchange_weak_explicit(&tally->most, &most, tested,
+                                                                       memory_order_relaxed,
+                                                                       memory_order_relaxed))
+            ;
     }
 }
 
@@ -946,7 +1070,7 @@ uint32_t physics__mesh_manifolds(const physics__bodies *b, uint32_t i, uint32_t 
     mesh__pair p;
     if (!max || !mesh__begin(&p, b, i, j, margin, prefer_b))
         return 0;
-    mesh__walk(&p, mesh__collide_triangle, &p.c);
+    mesh__walk(&p, mesh__collide_triangle, mesh__collide_reset, &p.c);
     const mesh__collide *c = &p.c;
     const physics__manifold_out *found = p.found;
     if (!c->num_found)
@@ -1044,6 +1168,11 @@ static int mesh__gather(void *user, uint32_t t)
     return 0;
 }
 
+static void mesh__gather_reset(void *user)
+{
+    ((mesh__near_list *)user)->count = 0;
+}
+
 float physics__mesh_least(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
                           physics__v3 *normal)
 {
@@ -1056,9 +1185,9 @@ float physics__mesh_least(const physics__bodies *b, uint32_t i, uint32_t j, floa
     mesh__near_list l;
     l.c = c;
     l.count = 0;
-    mesh__walk(&p, mesh__gather, &l);
+    mesh__walk(&p, mesh__gather, mesh__gather_reset, &l);
     if (l.count == MESH_LEAST_MAX) {
-        mesh__walk(&p, mesh__collide_triangle, c);
+        mesh__walk(&p, mesh__collide_triangle, mesh__collide_reset, c);
     } else {
         for (uint32_t k = 0; k < l.count; k++)
             mesh__collide_near(c, l.tri[k], l.n[k], l.d[k], l.v0[k], l.gap[k]);
@@ -1097,8 +1226,9 @@ bool physics__sphere_overlaps_mesh(const physics__bodies *b, uint32_t i, physics
 {
     mesh__query q = {.b = b, .i = i, .c = c, .r = r};
     const physics__v3 l = quat_unrotate(b->rotation[i], v3_sub(c, b->position[i]));
+    uint32_t left = UINT32_MAX; /* a query, no contact: it stops at the first triangle it meets */
     return mesh__visit(b->mesh[i], v3_sub(l, v3(r, r, r)), v3_add(l, v3(r, r, r)),
-                       mesh__sphere_triangle, &q) != 0;
+                       mesh__sphere_triangle, &q, &left) != 0;
 }
 
 /* Rays walk the tree in the mesh's frame with a slab test per node. */

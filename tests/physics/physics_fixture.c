@@ -203,6 +203,21 @@ ct_rigid_body_desc_t thin_plank(void)
                                   .rotation = {0, 0, 0, 1}};
 }
 
+void add_board(physics__scene *s, uint32_t id, float x, float y, float z, float yaw, float tilt)
+{
+    const physics__quat q =
+        quat_mul((physics__quat){0.0f, sinf(0.5f * yaw), 0.0f, cosf(0.5f * yaw)},
+                 (physics__quat){sinf(0.5f * tilt), 0.0f, 0.0f, cosf(0.5f * tilt)});
+    add(s, id,
+        (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
+                               .shape = CT_BODY_BOX,
+                               .half_extents = {0.5f, 0.01f, 0.15f},
+                               .mass = 2.0f,
+                               .friction = 0.5f,
+                               .position = {x, y, z},
+                               .rotation = {q.x, q.y, q.z, q.w}});
+}
+
 void plank_shot(physics__scene *s, uint32_t bullet, uint32_t plank, bool asleep, physics__pool with)
 {
     physics__scene_init(s, &alloc.base);

@@ -67,6 +67,10 @@ void add_room(physics__scene *s, uint32_t first_id, float half);
 /* A thin plank at rest at the origin: a dynamic box 2 cm thick along x, 2 x 2 m, 20 kg, friction
  * 0.5, not turned. */
 ct_rigid_body_desc_t thin_plank(void);
+/* A thin board (1 x 0.02 x 0.3 m, 2 kg, friction 0.5) as entity `id` of s at (x, y, z), turned by
+ * yaw about y and then tilted by `tilt` about its long (x) axis: what test_physics_ccd drops on a
+ * pedestal and a rough mesh, and test_physics_mesh_rest onto height fields. */
+void add_board(physics__scene *s, uint32_t id, float x, float y, float z, float yaw, float tilt);
 /* The plank shot of test_physics_ccd, which test_physics_rollback saves: with no gravity, a
  * thin_plank (entity `plank`) lying still, asleep (alone it falls asleep in 40 steps) or woken by
  * the game, and a ball (entity `bullet`: radius 5 cm, 0.1 kg, friction 0.5) from (-0.3, 0.3, 0.2)

@@ -947,6 +947,66 @@ static void test_compound_pile_is_bounded(void **state)
     t->entity->destroy_batch(e, N);
 }
 
+/* Two huge boxes (12 x 1 x 20 m) side by side, sliding on a height field of 10 cm cells (256 x
+ * 256) with +-1 mm of noise, each over some 48,000 of its triangles: their searches are cut at
+ * PHYSICS_MESH_BUDGET (test_physics_mesh_rest counts them), and the log says so once for each box,
+ * naming the world, the box, its shape's size and the field's entity; never again in the steps
+ * after. */
+static void test_huge_bodies_on_a_field_logged_once(void **state)
+{
+    (void)state;
+    enum { SIDE = 257 };
+    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "huge_on_field"});
+    ct_entity_t e[3];
+    t->entity->create_batch(e, 3);
+    float *heights = malloc(SIDE * SIDE * sizeof *heights);
+    assert_non_null(heights);
+    srand(7);
+    for (uint32_t k = 0; k < SIDE * SIDE; k++)
+        heights[k] = 2e-3f * ((float)rand() / (float)RAND_MAX - 0.5f);
+    const ct_rigid_body_desc_t field = {.kind = CT_BODY_STATIC,
+                                        .shape = CT_BODY_MESH,
+                                        .friction = 0.5f,
+                                        .position = {-12.8f, 0.0f, -12.8f}};
+    assert_int_equal(
+        p5->add_height_field_body(w, e[0], &field, heights, SIDE, SIDE, 0.1f, 0.1f), 0);
+    free(heights);
+    for (int k = 1; k < 3; k++) {
+        const ct_rigid_body_desc_t huge = {.kind = CT_BODY_DYNAMIC,
+                                           .shape = CT_BODY_BOX,
+                                           .half_extents = {6.0f, 0.5f, 10.0f},
+                                           .mass = 8000.0f,
+                                           .friction = 0.5f,
+                                           .position = {k == 1 ? -6.2f : 6.2f, 0.6f, 0.0f},
+                                           .velocity = {1.0f, 0.0f, 0.0f}};
+        assert_int_equal(p4->add_rigid_body(w, e[k], &huge), 0);
+    }
+    captured[0] = '\0';
+    log__set_sink(capture, NULL);
+    for (int k = 0; k < 30; k++)
+        p4->simulate(w, step);
+    char logged[sizeof captured];
+    snprintf(logged, sizeof logged, "%s", captured);
+    captured[0] = '\0';
+    for (int k = 0; k < 30; k++)
+        p4->simulate(w, step);
+    log__set_sink(NULL, NULL);
+    if (captured[0])
+        fail_msg("logged again: '%s'", captured);
+    for (int k = 1; k < 3; k++) {
+        char want[192];
+        snprintf(want, sizeof want,
+                 "simulate: world %p: entity %u: its shape (12 x 1 x 20 m) lies over more than "
+                 "32768 triangles of the mesh of entity %u",
+                 (void *)w, e[k].id, e[0].id);
+        const char *at = strstr(logged, want);
+        if (!at || strstr(at + 1, want))
+            fail_msg("'%s' does not hold '%s' once", logged, want);
+    }
+    t->worlds->destroy_world(w);
+    t->entity->destroy_batch(e, 3);
+}
+
 /* ---- refusals that named the wrong call or field, or none ------------------------------------ */
 
 /* The log holds "<what>: world <w>" and each of words ('|' between them); else the test fails. */
@@ -1221,6 +1281,7 @@ int main(void)
         cmocka_unit_test(test_sources_name_file_entity_field),
         cmocka_unit_test(test_edited_body_blob_refused),
         cmocka_unit_test(test_lua_every_function_every_argument_wrong),
+        cmocka_unit_test(test_huge_bodies_on_a_field_logged_once),
         cmocka_unit_test(test_queries_refuse_nan_naming_world_field),
         cmocka_unit_test(test_joint_motor_refusals_name_entities),
         cmocka_unit_test(test_refusals_name_the_call_and_field_given),

@@ -1035,17 +1035,7 @@ static board_rest drop_board(bool on_mesh, float x, float y, float z, float yaw,
                                                .position = {0.0f, -0.3f, 0.0f}};
         add(&s, PEDESTAL, pedestal);
     }
-    /* yaw about y, then tilt about the board's long (x) axis */
-    const physics__quat q = quat_mul((physics__quat){0.0f, sinf(0.5f * yaw), 0.0f, cosf(0.5f * yaw)},
-                                     (physics__quat){sinf(0.5f * tilt), 0.0f, 0.0f, cosf(0.5f * tilt)});
-    const ct_rigid_body_desc_t board = {.kind = CT_BODY_DYNAMIC,
-                                        .shape = CT_BODY_BOX,
-                                        .half_extents = {0.5f, 0.01f, 0.15f},
-                                        .mass = 2.0f,
-                                        .friction = 0.5f,
-                                        .position = {x, y, z},
-                                        .rotation = {q.x, q.y, q.z, q.w}};
-    add(&s, BOARD, board);
+    add_board(&s, BOARD, x, y, z, yaw, tilt);
     board_rest r = {0};
     for (int step = 0; step < 360; step++) {
         assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { FLOOR = 101, FIELD = 102, BOARD = 2 };
 
@@ -43,23 +44,6 @@ static void field_scene(physics__scene *s, float swell, float noise, uint32_t se
                                     .friction = 0.5f,
                                     .position = {-1.0f, 0.0f, -1.0f}};
     assert_int_equal(physics__bodies_add_mesh(&s->bodies, (ct_entity_t){FIELD}, &d, m), 0);
-}
-
-/* A board (1 x 0.02 x 0.3 m, 2 kg, friction 0.5) at (x, y, z), turned by yaw about y and then
- * tilted by `tilt` about its long (x) axis. */
-static void add_board(physics__scene *s, float x, float y, float z, float yaw, float tilt)
-{
-    const physics__quat q =
-        quat_mul((physics__quat){0.0f, sinf(0.5f * yaw), 0.0f, cosf(0.5f * yaw)},
-                 (physics__quat){sinf(0.5f * tilt), 0.0f, 0.0f, cosf(0.5f * tilt)});
-    const ct_rigid_body_desc_t board = {.kind = CT_BODY_DYNAMIC,
-                                        .shape = CT_BODY_BOX,
-                                        .half_extents = {0.5f, 0.01f, 0.15f},
-                                        .mass = 2.0f,
-                                        .friction = 0.5f,
-                                        .position = {x, y, z},
-                                        .rotation = {q.x, q.y, q.z, q.w}};
-    add(s, BOARD, board);
 }
 
 /* How the board ended after 6 s. */
@@ -101,7 +85,7 @@ static board_end drop_board(uint32_t k, float swell, float noise)
                 tilt = frand(-0.3f, 0.3f);
     physics__scene s;
     field_scene(&s, swell, noise, 99u + k);
-    add_board(&s, x, 0.3f, z, yaw, tilt);
+    add_board(&s, BOARD, x, 0.3f, z, yaw, tilt);
     const board_end r = settle_board(&s);
     physics__scene_free(&s);
     print_message("board %u: lowest %.4f m over the surface, at the end %.4f rad/s, %.4f m/s, %s\n",
@@ -144,12 +128,70 @@ static void test_boards_rest_on_a_swell(void **state)
     }
 }
 
+/* A huge box (20 x 1 x 20 m, 8 t) dropped flat from 0.2 m onto a height field of 10 cm cells
+ * (256 x 256, 131,072 triangles) with +-1 mm of noise, sliding at 1 m/s and turning at 0.3 rad/s
+ * (so its contacts are searched again every step): its box takes in some 80,000 triangles, and
+ * before PHYSICS_MESH_BUDGET every search tested them all (one tested 91,592). Now no search
+ * tests more than PHYSICS_MESH_BUDGET, and the box still comes to rest on the field: after 3 s
+ * its bottom lies within 2 mm of the highest sample under it, and it has stopped. */
+static void test_huge_box_on_a_fine_field_is_bounded(void **state)
+{
+    (void)state;
+    enum { SIDE = 257 };
+    physics__scene s;
+    scene_init(&s);
+    float *heights = malloc(SIDE * SIDE * sizeof *heights);
+    assert_non_null(heights);
+    rng_state = 4242u;
+    for (uint32_t k = 0; k < SIDE * SIDE; k++)
+        heights[k] = frand(-1e-3f, 1e-3f);
+    float highest = -INFINITY; /* under the box: samples 28 to 228 each way */
+    for (uint32_t z = 28; z <= 228; z++)
+        for (uint32_t x = 28; x <= 228; x++)
+            highest = f_max(highest, heights[z * SIDE + x]);
+    physics__mesh *m = height_field(heights, SIDE, SIDE, 0.1f, 0.1f);
+    free(heights);
+    const ct_rigid_body_desc_t field = {.kind = CT_BODY_STATIC,
+                                        .shape = CT_BODY_MESH,
+                                        .friction = 0.5f,
+                                        .position = {-12.8f, 0.0f, -12.8f}};
+    assert_int_equal(physics__bodies_add_mesh(&s.bodies, (ct_entity_t){FIELD}, &field, m), 0);
+    const ct_rigid_body_desc_t huge = {.kind = CT_BODY_DYNAMIC,
+                                       .shape = CT_BODY_BOX,
+                                       .half_extents = {10.0f, 0.5f, 10.0f},
+                                       .mass = 8000.0f,
+                                       .friction = 0.5f,
+                                       .position = {0.0f, 0.7f, 0.0f},
+                                       .velocity = {1.0f, 0.0f, 0.0f},
+                                       .angular_velocity = {0.0f, 0.3f, 0.0f},
+                                       .rotation = {0, 0, 0, 1}};
+    add(&s, BOARD, huge);
+    struct timespec c0, c1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+    run(&s, 180);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+    const uint32_t i = at(&s, BOARD);
+    const float gap = s.bodies.position[i].y - 0.5f - highest;
+    const float speed = v3_len(s.bodies.velocity[i]), spin = v3_len(s.bodies.angular[i]);
+    const uint32_t most = atomic_load(&s.bodies.mesh_tally->most);
+    const double ms =
+        (double)(c1.tv_sec - c0.tv_sec) * 1e3 + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-6;
+    print_message("huge box: its bottom %.4f m over the highest sample under it, %.4f m/s, %.4f "
+                  "rad/s; at most %u triangles tested by one search; %.2f ms of CPU a step\n",
+                  (double)gap, (double)speed, (double)spin, most, ms / 180.0);
+    assert_true(most > 1000u && most <= PHYSICS_MESH_BUDGET);
+    assert_true(gap > -0.002f && gap < 0.002f);
+    assert_true(speed < 0.01f && spin < 0.01f);
+    physics__scene_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_boards_rest_on_a_noisy_height_field, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_boards_rest_on_a_swell, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_huge_box_on_a_fine_field_is_bounded, setup, teardown),
     };
     if (physics_fixture_start())
         return 1;
