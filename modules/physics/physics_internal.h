@@ -1333,16 +1333,18 @@ void physics__joints_drop_entity(physics__scene *s, uint32_t e);
 int physics__joints_drop_entities(physics__scene *s, const ct_entity_t *entities, uint32_t n);
 /* The joint's coordinate (ct_physics_api_v4.joint_value) from the bodies' present poses. */
 float physics__joint_value(const physics__scene *s, const physics__joint *j);
-/* The rigid step's parts: finds the bodies (waking what a moving body is joined to); once the
- * rigid solver's body states are gathered, sorts the joints into batches (0 or CT_ERR_NOMEM);
- * then adds to s->rigid.stages, per substep, the warm start and the passes (mode
- * PHYSICS_WIDE_WARM, _PUSH: soft, _RELAX: rigid), and at the end the forces (PHYSICS_JOINTS_END). */
+/* The rigid step's parts: finds the bodies (waking what a moving body is joined to); makes room
+ * for the batches (0 or CT_ERR_NOMEM), then sorts the joints into them (one thread, beside the
+ * gathering of the rigid solver's body states: physics_rigid.c); then adds to s->rigid.stages,
+ * per substep, the warm start and the passes (mode PHYSICS_WIDE_WARM, _PUSH: soft, _RELAX:
+ * rigid), and at the end the forces (PHYSICS_JOINTS_END). */
 #define PHYSICS_JOINTS_END 3
 int physics__joints_begin(physics__scene *s);
 /* Drops the sorted pairs that joints keep apart from order[0 .. *count), in place. */
 void physics__joints_filter_pairs(const physics__scene *s, physics__keyed_pair *order,
                                   uint32_t *count);
-int physics__joints_colour(physics__scene *s);
+int physics__joints_colour_reserve(physics__scene *s);
+void physics__joints_colour(physics__scene *s);
 void physics__joints_stages(physics__scene *s, float h, int mode);
 void physics__joints_free(physics__scene *s);
 

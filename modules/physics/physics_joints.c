@@ -23,6 +23,7 @@
  * joint_grid (19,800 joints) gained nothing from a second thread. */
 #include "physics_internal.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -526,6 +527,42 @@ static uint32_t joints__instance(const physics__bodies *b, uint32_t e, uint32_t 
     return was < b->n && b->entity[was].id == e ? was : physics__bodies_find(b, (ct_entity_t){e});
 }
 
+/* Whether body i of a joint is to wake because the joint's other body o moves: both sleep
+ * together (see physics_islands.c). */
+static inline bool joints__to_wake(const physics__bodies *b, uint32_t i, uint32_t o)
+{
+    return i != UINT32_MAX && o != UINT32_MAX && b->asleep[i] && !b->asleep[o] &&
+           b->kind[o] != CT_BODY_STATIC;
+}
+
+typedef struct joints__begin_job {
+    physics__scene *s;
+    atomic_uint first_wake; /* the first joint whose bodies are to wake (js->n: none) */
+} joints__begin_job;
+
+/* Slices [begin, end) of JOINT_SLICE joints (on any threads): each joint's bodies, found again,
+ * and the first whose bodies are to wake as the bodies are now. */
+static void joints__begin_range(void *user, uint32_t begin, uint32_t end)
+{
+    joints__begin_job *job = user;
+    const physics__bodies *b = &job->s->bodies;
+    physics__joints *js = &job->s->joints;
+    const uint32_t last = end * JOINT_SLICE < js->n ? end * JOINT_SLICE : js->n;
+    for (uint32_t k = begin * JOINT_SLICE; k < last; k++) {
+        physics__joint *j = &js->j[k];
+        j->a = j->ea ? joints__instance(b, j->ea, j->a) : UINT32_MAX;
+        j->b = joints__instance(b, j->eb, j->b);
+        if (joints__to_wake(b, j->a, j->b) || joints__to_wake(b, j->b, j->a)) {
+            uint32_t first = atomic_load_explicit(&job->first_wake, memory_order_relaxed);
+            while (k < first && !atomic_compare_exchange_weak_explicit(
+                                    &job->first_wake, &first, k, memory_order_relaxed,
+                                    memory_order_relaxed))
+                ;
+            return;
+        }
+    }
+}
+
 int physics__joints_begin(physics__scene *s)
 {
     physics__bodies *b = &s->bodies;
@@ -546,18 +583,23 @@ int physics__joints_begin(physics__scene *s)
             qsort(js->keys, js->num_keys, sizeof *js->keys, joints__cmp_u64);
         js->keys_made = true;
     }
-    for (uint32_t k = 0; k < js->n; k++) {
+    /* The bodies are found on any threads. A wake changes what the joints after it see, so the
+     * wakes go one joint after the other, from the first joint that wakes anything: before it
+     * none did, and the bodies are as they were. (A slice stops at its first: the joints after
+     * it are found again here.) */
+    joints__begin_job job = {.s = s};
+    atomic_init(&job.first_wake, js->n);
+    const uint32_t slices = (js->n + JOINT_SLICE - 1u) / JOINT_SLICE;
+    physics__pool_run(s->pool, slices, joints__begin_range, &job);
+    const uint32_t first = atomic_load_explicit(&job.first_wake, memory_order_relaxed);
+    for (uint32_t k = first; k < js->n; k++) {
         physics__joint *j = &js->j[k];
         j->a = j->ea ? joints__instance(b, j->ea, j->a) : UINT32_MAX;
         j->b = joints__instance(b, j->eb, j->b);
-        /* A moving body wakes what it is joined to (both sleep together, see physics_islands.c). */
-        const uint32_t ends[2] = {j->a, j->b};
-        for (int e = 0; e < 2; e++) {
-            const uint32_t i = ends[e], o = ends[1 - e];
-            if (i != UINT32_MAX && o != UINT32_MAX && b->asleep[i] && !b->asleep[o] &&
-                b->kind[o] != CT_BODY_STATIC)
-                physics__scene_wake(s, i);
-        }
+        if (joints__to_wake(b, j->a, j->b))
+            physics__scene_wake(s, j->a);
+        if (joints__to_wake(b, j->b, j->a))
+            physics__scene_wake(s, j->b);
     }
     return 0;
 }
@@ -724,13 +766,10 @@ static void joints__end(physics__scene *s, physics__joint *j, float h)
 
 /* ---- batches ------------------------------------------------------------------------------------ */
 
-int physics__joints_colour(physics__scene *s)
+int physics__joints_colour_reserve(physics__scene *s)
 {
     physics__joints *js = &s->joints;
-    const physics__rigid *r = &s->rigid;
     const uint32_t n = js->n;
-    js->num_batches = 0;
-    js->overflow = false;
     if (!n)
         return 0;
     if (physics__reserve(s->a, (void **)&js->order, &js->cap_order, n, sizeof *js->order) ||
@@ -738,6 +777,26 @@ int physics__joints_colour(physics__scene *s)
         physics__reserve(s->a, (void **)&js->start, &js->cap_start, n + 1, sizeof *js->start) ||
         physics__reserve(s->a, (void **)&js->used, &js->cap_used, s->bodies.n, sizeof *js->used))
         return CT_ERR_NOMEM;
+    return 0;
+}
+
+/* Whether instance i (UINT32_MAX: the world) is moved by impulses, read from the bodies: what
+ * joints__moves reads once the solver's states are gathered (physics__inv_mass), so the batches
+ * can be made while they are. */
+static inline bool joints__body_moves(const physics__bodies *b, uint32_t i)
+{
+    return i != UINT32_MAX && physics__inv_mass(b, i) != 0.0f;
+}
+
+void physics__joints_colour(physics__scene *s)
+{
+    physics__joints *js = &s->joints;
+    const physics__bodies *b = &s->bodies;
+    const uint32_t n = js->n;
+    js->num_batches = 0;
+    js->overflow = false;
+    if (!n)
+        return;
     if (s->bodies.n)
         memset(js->used, 0, (size_t)s->bodies.n * sizeof *js->used);
     /* A joint's batch depends on the joints before it and on which bodies move, never on the
@@ -758,7 +817,7 @@ int physics__joints_colour(physics__scene *s)
         js->batch[k] = UINT32_MAX;
         if (j->b == UINT32_MAX)
             continue; /* (its body is gone: not solved) */
-        const bool ma = joints__moves(r, j->a), mb = joints__moves(r, j->b);
+        const bool ma = joints__body_moves(b, j->a), mb = joints__body_moves(b, j->b);
         const uint64_t ua = ma ? js->used[j->a] : 0u, ub = mb ? js->used[j->b] : 0u;
         uint32_t t;
         if (waves) {
@@ -796,7 +855,6 @@ int physics__joints_colour(physics__scene *s)
     js->start[0] = 0;
     js->num_batches = batches;
     js->overflow = !waves && batches == JOINT_COLOURS + 1u;
-    return 0;
 }
 
 /* A stage of joints: batch `batch`'s warm start or pass, or (PHYSICS_JOINTS_END) the forces of

@@ -160,10 +160,30 @@ typedef struct rigid__narrow_job {
  * stopped is pulled back by less than that. */
 #define RIGID_ANCHOR_SLIP 0.005f
 
+/* A pair with a mesh recycles its manifolds only while what they did not see lies further than
+ * the pair can close in this step: their margin, less how far the body moved since (the recycling
+ * test's bound on any point's motion), at least the margin it would be found with now less this
+ * (m), the part of it that is not closing speed (SOLVER_MARGIN). Recycled for the usual 5 cm, a
+ * board tipping off a ridge brought its end down 5 cm onto a floor its manifolds, found 3.5 cm
+ * over it, did not have: it went 1.3 cm into it, and the deep find after threw it about. Reusing
+ * them only 1 cm (a resting body) left a thin board rocking on a wavy mesh: found anew at each
+ * turn of a degree, its manifolds changed each time. */
+#define RIGID_RECYCLE_MESH_RESERVE SOLVER_MARGIN
+
+/* The speculative margin of pair (i, j) in a step of dt: SOLVER_MARGIN and what the pair can close
+ * in the step, rounded up to a millimetre's power of two (a snapshot keeps it in two bytes;
+ * scaling by 1024 and back is exact, as ldexpf is, without its libm call: 1.5% of a step of bodies
+ * on a mesh). */
+static float rigid__margin(const physics__bodies *b, uint32_t i, uint32_t j, float dt)
+{
+    const physics__v3 rel = v3_sub(b->velocity[j], b->velocity[i]);
+    return ceilf((SOLVER_MARGIN + v3_len(rel) * dt) * 1024.0f) * (1.0f / 1024.0f);
+}
+
 /* Whether the manifolds of pair (i, j) found at geometry g of an earlier step may be used again:
- * the bodies are still near that pose. */
+ * the bodies are still near that pose, no point of either having moved `reach` (m) since. */
 static bool rigid__recyclable(const physics__bodies *b, uint32_t i, uint32_t j,
-                              const physics__rigid_geo *g)
+                              const physics__rigid_geo *g, float reach)
 {
     const physics__quat qa = b->rotation[i], qb = b->rotation[j];
     const float ca = quat_dot(qa, g->qa), cb = quat_dot(qb, g->qb);
@@ -172,7 +192,7 @@ static bool rigid__recyclable(const physics__bodies *b, uint32_t i, uint32_t j,
     const physics__v3 d = v3_sub(b->position[j], b->position[i]), gd = physics__rigid_geo_d(g);
     const physics__v3 moved = v3_sub(quat_unrotate(qa, d), quat_unrotate(g->qa, gd));
     const float dist2 = v3_dot(moved, moved);
-    if (dist2 >= RIGID_RECYCLE_DISTANCE * RIGID_RECYCLE_DISTANCE)
+    if (!(reach > 0.0f) || dist2 >= reach * reach)
         return false;
     /* The relative turn since then, and how far it can move a far corner of either body. */
     const physics__quat qr =
@@ -181,7 +201,7 @@ static bool rigid__recyclable(const physics__bodies *b, uint32_t i, uint32_t j,
     const physics__v3 eb = b->kind[j] != CT_BODY_STATIC ? b->half[j] : v3(0, 0, 0);
     const physics__v3 e = v3_max(ea, eb), r = v3(fabsf(qr.x), fabsf(qr.y), fabsf(qr.z));
     const physics__v3 arc = v3(r.y * e.z + r.z * e.y, r.z * e.x + r.x * e.z, r.x * e.y + r.y * e.x);
-    const float slack = RIGID_RECYCLE_DISTANCE - sqrtf(dist2);
+    const float slack = reach - sqrtf(dist2);
     return 4.0f * v3_dot(arc, arc) < slack * slack;
 }
 
@@ -351,11 +371,18 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
         }
         for (uint32_t k = first; k < last; k++) {
             const uint32_t i = job->order[k].a, j = job->order[k].b;
-            const physics__v3 rel = v3_sub(b->velocity[j], b->velocity[i]);
             const uint32_t slots = rigid__slots(r, k);
             const physics__rigid_cached *old = rigid__cached(r, job->order[k].key, &at);
             uint32_t made = 0;
-            bool held = old && old->count && rigid__recyclable(b, i, j, &old->geo);
+            /* (A pair without a mesh finds its margin only when it finds its manifold.) */
+            const bool mesh = rigid__several(b, i, j);
+            float margin = mesh ? rigid__margin(b, i, j, job->dt) : 0.0f;
+            bool held = old && old->count &&
+                        rigid__recyclable(
+                            b, i, j, &old->geo,
+                            mesh ? f_min(old->geo.margin - margin + RIGID_RECYCLE_MESH_RESERVE,
+                                         RIGID_RECYCLE_DISTANCE)
+                                 : RIGID_RECYCLE_DISTANCE);
             for (const physics__rigid_cached *o = old;
                  held && made < slots && o < r->cache + r->num_cache && o->key == old->key; o++) {
                 const uint32_t slot = rigid__slot(r, k, made++);
@@ -368,11 +395,8 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
                 made = 0;
                 const bool prefer_b =
                     old && old->count && (old->id[0] & PHYSICS_MANIFOLD_REFERENCE_B);
-                /* Rounded up to a millimetre's power of two: a snapshot keeps it in two bytes.
-                 * (Scaling by 1024 and back is exact, as ldexpf is, without its libm call: 1.5% of
-                 * a step of bodies on a mesh.) */
-                const float margin =
-                    ceilf((SOLVER_MARGIN + v3_len(rel) * job->dt) * 1024.0f) * (1.0f / 1024.0f);
+                if (!mesh)
+                    margin = rigid__margin(b, i, j, job->dt);
                 physics__manifold_out all[PHYSICS_MESH_MANIFOLDS];
                 if (slots == 1u) {
                     physics__manifold(b, i, j, margin, prefer_b, &all[0]);
@@ -492,10 +516,11 @@ typedef struct rigid__colour_job {
 } rigid__colour_job;
 
 /* Item 0 colours the contacts (physics__rigid_wide_colour: one thread, each contact's colour
- * depends on those before it); item 1 + t gathers slice t of bodies (rigid__gather_range, any
- * threads). The colouring reads the bodies' own arrays, not what the gathering writes, so the
- * other threads gather while one colours: the colouring was the longest stretch of the step that
- * one thread ran alone. */
+ * depends on those before it), item 1 the joints (physics__joints_colour: the same); item 2 + t
+ * gathers slice t of bodies (rigid__gather_range, any threads). The colourings read the bodies'
+ * own arrays, not what the gathering writes, so the threads gather while one or two colour: the
+ * contacts' colouring was the longest stretch of the step that one thread ran alone, and the
+ * joints' (made after the gathering) a fortieth of joint_grid's step. */
 static void rigid__colour_gather_range(void *user, uint32_t begin, uint32_t end)
 {
     const rigid__colour_job *job = user;
@@ -503,8 +528,10 @@ static void rigid__colour_gather_range(void *user, uint32_t begin, uint32_t end)
     for (uint32_t i = begin; i < end; i++) {
         if (i == 0)
             physics__rigid_wide_colour(job->s, job->order, job->m, job->n);
+        else if (i == 1)
+            physics__joints_colour(job->s);
         else
-            rigid__gather_range(&gather, i - 1, i);
+            rigid__gather_range(&gather, i - 2, i - 1);
     }
 }
 
@@ -760,7 +787,7 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
                 physics__contacts_want_awake(s, b->asleep[order[k].a] ? order[k].a : order[k].b);
     }
     if (physics__reserve(s->a, (void **)&r->contact, &r->cap_contacts, n, sizeof *r->contact) ||
-        physics__rigid_wide_reserve(s, n))
+        physics__rigid_wide_reserve(s, n) || physics__joints_colour_reserve(s))
         return CT_ERR_NOMEM;
     rigid__contact_job job = {s, order, m, n, 0, 0, 0, 0, 0, 0};
     /* As Box3D: the spring softens for long substeps; against what does not move it is twice as
@@ -772,10 +799,10 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
     /* The colouring (physics_rigid_wide.c: one thread, each contact's colour depends on those
      * before it) comes first, so that each contact writes its solver block's lane as it is made
      * (the blocks, filled from the contacts after, were read in colour order: a cache miss a
-     * contact); the bodies' solver state is gathered beside it. */
+     * contact); the joints' batches are made and the bodies' solver state is gathered beside it. */
     const rigid__colour_job colour = {s, order, m, n, h};
     physics__stages_add(&r->stages, s->a, rigid__colour_gather_range, (void *)&colour,
-                        sizeof colour, 1 + (b->n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES, 1);
+                        sizeof colour, 2 + (b->n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES, 1);
     int err = physics__stages_run(&r->stages, s->a, s->pool, s->pool_timed);
     r->num_contacts = n;
     if (!err)
@@ -909,10 +936,18 @@ void physics__rigid_warm_contact(const physics__rigid_contact *c, physics__rigid
 /* One pass of contact c (mode PHYSICS_WIDE_PUSH, _RELAX or _SETTLE): the normals (soft when
  * pushing, rigid and without push when relaxing), then, but for _SETTLE, the twist and the
  * friction at the centre (Box3D applies friction only when relaxing: here in both passes, see
- * RIGID_FRICTION_WHILE_PUSHING; its anchor only while pushing). order: the order of a resting
- * contact's points (physics__rigid_point_at; physics__rigid_step turns it every substep).
- * physics_rigid_wide.c does the same four contacts at a time (a block of an impact keeps its
- * order). */
+ * RIGID_FRICTION_WHILE_PUSHING; its anchor only while pushing). Where two moving bodies rest on
+ * each other on more than one point (not an impact), the pushing pass's friction is the anchor
+ * alone, a soft constraint as the normals are (their mass and impulse scales): solved on the
+ * velocities there, rigidly against the soft normals, it kept a box on one 5 or 10 times lighter
+ * rocking for ever at 0.02 to 0.06 rad/s (the warm start put back what the pass took out);
+ * solved there not at all (Box3D's way), the rows of large_pyramid slid and its top moved 3 cm;
+ * without the anchor, the top of a 30-row pyramid crept 2.2 mm. On one point (a ball, a
+ * capsule's end) that anchor alone rolls the bodies: the balls and capsules of a resting pile
+ * (test_resting_piles_fall_asleep) kept rolling at metres a second. The relaxing pass solves
+ * friction on the velocities. order: the order of a resting contact's points
+ * (physics__rigid_point_at; physics__rigid_step turns it every substep). physics_rigid_wide.c
+ * does the same four contacts at a time (a block of an impact keeps its order). */
 void physics__rigid_solve_contact(physics__rigid_contact *c, physics__rigid_body *A,
                                   physics__rigid_body *B, float inv_h, int mode, uint32_t order)
 {
@@ -964,13 +999,21 @@ void physics__rigid_solve_contact(physics__rigid_contact *c, physics__rigid_body
             A->w = v3_sub(A->w, v3_scale(c->twist_a, applied));
             B->w = v3_add(B->w, v3_scale(c->twist_b, applied));
         }
-        float v1 = rigid__speed(A, B, &c->f1, c->t1), v2 = rigid__speed(A, B, &c->f2, c->t2);
-        if (use_bias) { /* the anchor (as the normals' push, only while pushing) */
-            v1 += c->anchor1;
-            v2 += c->anchor2;
+        float j1, j2;
+        if (use_bias && c->passes == 1u && c->count > 1u && A->inv_mass > 0.0f &&
+            B->inv_mass > 0.0f) { /* (the anchor alone, as a soft constraint) */
+            const float u1 = c->mass_scale * c->anchor1, u2 = c->mass_scale * c->anchor2;
+            j1 = c->f1.j - (c->k11 * u1 + c->k12 * u2) - c->impulse_scale * c->f1.j;
+            j2 = c->f2.j - (c->k12 * u1 + c->k22 * u2) - c->impulse_scale * c->f2.j;
+        } else {
+            float v1 = rigid__speed(A, B, &c->f1, c->t1), v2 = rigid__speed(A, B, &c->f2, c->t2);
+            if (use_bias) { /* the anchor (as the normals' push, only while pushing) */
+                v1 += c->anchor1;
+                v2 += c->anchor2;
+            }
+            j1 = c->f1.j - (c->k11 * v1 + c->k12 * v2);
+            j2 = c->f2.j - (c->k12 * v1 + c->k22 * v2);
         }
-        float j1 = c->f1.j - (c->k11 * v1 + c->k12 * v2);
-        float j2 = c->f2.j - (c->k12 * v1 + c->k22 * v2);
         const float limit = c->friction * total, sq = j1 * j1 + j2 * j2;
         if (sq > limit * limit) {
             const float scale = sq > 0.0f ? limit / sqrtf(sq) : 0.0f;
@@ -1400,7 +1443,7 @@ int physics__rigid_step(physics__scene *s, float dt)
         s->report.awake += b->kind[i] == CT_BODY_DYNAMIC && !b->asleep[i];
     const uint32_t substeps = RIGID_SUBSTEPS;
     const float h = dt / (float)substeps, inv_h = 1.0f / h;
-    if (rigid__contacts(s, order, m, h) || physics__joints_colour(s))
+    if (rigid__contacts(s, order, m, h))
         return CT_ERR_NOMEM;
     /* The substeps' passes are stages of one parallel section (physics_stages.c): each starts
      * when the one before has finished, as if called one after the other. */

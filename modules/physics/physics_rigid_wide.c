@@ -244,15 +244,41 @@ wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_
         x.wb = v3x4_add(x.wb, v3x4_scale(w3_load(&k->twist_b), applied));
     }
     const v3x4 t1 = w3_load(&k->t1), t2 = w3_load(&k->t2);
-    f32x4 v1 = wide__speed(&x, &k->f1, t1), v2 = wide__speed(&x, &k->f2, t2);
-    if (use_bias) { /* the anchor (physics__rigid_solve_contact) */
-        v1 = f32x4_add(v1, f32x4_load(k->anchor1));
-        v2 = f32x4_add(v2, f32x4_load(k->anchor2));
-    }
     const f32x4 k11 = f32x4_load(k->k11), k12 = f32x4_load(k->k12), k22 = f32x4_load(k->k22);
     const f32x4 o1 = f32x4_load(k->f1j), o2 = f32x4_load(k->f2j);
-    f32x4 j1 = f32x4_sub(o1, f32x4_add(f32x4_mul(k11, v1), f32x4_mul(k12, v2)));
-    f32x4 j2 = f32x4_sub(o2, f32x4_add(f32x4_mul(k12, v1), f32x4_mul(k22, v2)));
+    /* The lanes of two moving bodies on more than one point (their second row has a mass), not
+     * an impact, whose pushing pass takes the anchor alone, softly (physics__rigid_solve_contact);
+     * when all four do, the others' speeds are not needed. */
+    mask32x4 soft = f32x4_greater(zero, zero);
+    uint32_t soft_lanes = 0;
+    if (use_bias && !still_a && k->count > 1u) {
+        const f32x4 moves_a = f32x4_pick(f32x4_greater(f32x4_load(k->inv_ma), zero), one, zero),
+                    moves_b = f32x4_pick(f32x4_greater(f32x4_load(k->inv_mb), zero), one, zero);
+        const mask32x4 points = f32x4_greater(f32x4_load(k->p[1].mass), zero);
+        soft = f32x4_greater(
+            f32x4_pick(impact, zero, f32x4_pick(points, f32x4_mul(moves_a, moves_b), zero)), zero);
+        soft_lanes = mask32x4_bits(soft);
+    }
+    f32x4 j1 = zero, j2 = zero;
+    if (soft_lanes != 0xfu) {
+        f32x4 v1 = wide__speed(&x, &k->f1, t1), v2 = wide__speed(&x, &k->f2, t2);
+        if (use_bias) { /* the anchor (physics__rigid_solve_contact) */
+            v1 = f32x4_add(v1, f32x4_load(k->anchor1));
+            v2 = f32x4_add(v2, f32x4_load(k->anchor2));
+        }
+        j1 = f32x4_sub(o1, f32x4_add(f32x4_mul(k11, v1), f32x4_mul(k12, v2)));
+        j2 = f32x4_sub(o2, f32x4_add(f32x4_mul(k12, v1), f32x4_mul(k22, v2)));
+    }
+    if (soft_lanes) {
+        const f32x4 u1 = f32x4_mul(soft_mass, f32x4_load(k->anchor1)),
+                    u2 = f32x4_mul(soft_mass, f32x4_load(k->anchor2));
+        const f32x4 s1 = f32x4_sub(f32x4_sub(o1, f32x4_add(f32x4_mul(k11, u1), f32x4_mul(k12, u2))),
+                                   f32x4_mul(soft_impulse, o1));
+        const f32x4 s2 = f32x4_sub(f32x4_sub(o2, f32x4_add(f32x4_mul(k12, u1), f32x4_mul(k22, u2))),
+                                   f32x4_mul(soft_impulse, o2));
+        j1 = f32x4_pick(soft, s1, j1);
+        j2 = f32x4_pick(soft, s2, j2);
+    }
     const f32x4 limit = f32x4_mul(friction, total);
     const f32x4 sq = f32x4_add(f32x4_mul(j1, j1), f32x4_mul(j2, j2));
     const mask32x4 outside = f32x4_greater(sq, f32x4_mul(limit, limit));

@@ -356,10 +356,10 @@ static void test_bullets_never_pass_a_dynamic_plank(void **state)
                       hits[moving], (unsigned long long)hash[moving]);
     }
     assert_int_equal(off[1], 6);
-    assert_int_equal(hits[0], 34);
+    assert_int_equal(hits[0], 31);
     assert_int_equal(hits[1], 45);
-    assert_true(hash[0] == 0xfd8973411878ed5full);
-    assert_true(hash[1] == 0x3f1bfabf5c547bafull);
+    assert_true(hash[0] == 0x29bc7bf0a955ffb3ull);
+    assert_true(hash[1] == 0x62eb06051c9dfd3bull);
     for (int moving = 0; moving <= 1; moving++) {
         assert_int_equal(on[moving], 0);
         assert_int_equal(on2[moving], on[moving]);
@@ -386,10 +386,10 @@ static void test_room_of_bullets(void **state)
     print_message("room: %u escaped without sweeps, %u with (%u sweeps hit, %u of 120 steps' lists "
                   "from the step's grid), hash 0x%016llx\n",
                   off, on, hits, shared, (unsigned long long)hash);
-    assert_int_equal(off, 8);
+    assert_int_equal(off, 10);
     assert_int_equal(on, 0);
-    assert_int_equal(hits, 122);
-    assert_true(hash == 0xaca8bf854cf321c7ull);
+    assert_int_equal(hits, 101);
+    assert_true(hash == 0x533c47ceb178c9b2ull);
     assert_int_equal(on2, on);
     assert_int_equal(hits2, hits);
     assert_true(hash2 == hash);
@@ -1190,9 +1190,10 @@ static void test_touching_the_far_side_is_a_hit(void **state)
  * fifth, bounced back and then knocked by another in the second step, leaves at 65 m/s downwards:
  * its box is below the wall from the fourth step, its centre past x = 0 at y = -10 m): one passed
  * the wall only if its centre crossed the wall's plane within the face widened by the body's half
- * extents, the others went round it. Pinned: those that went round, 1, and the steps whose
- * sweeps hit, 27 (the speculative contacts alone stop these too, so what is checked is the
- * sweeps' own count); the same on two threads. */
+ * extents, the others went round it. Pinned: those that went round, 0 (1 before the pushing
+ * pass's friction between resting bodies was made soft, physics__rigid_solve_contact), and the
+ * steps whose sweeps hit, 39 (the speculative contacts alone stop these too, so what is checked
+ * is the sweeps' own count); the same on two threads. */
 static uint32_t compound_shots(physics__pool with, uint32_t *passed, uint32_t *around)
 {
     physics__scene s;
@@ -1259,9 +1260,9 @@ static void test_spinning_compounds_never_pass(void **state)
                   around, hits);
     assert_int_equal(passed, 0);
     assert_int_equal(passed2, 0);
-    assert_int_equal(around, 1);
+    assert_int_equal(around, 0);
     assert_int_equal(around2, around);
-    assert_int_equal(hits, 27);
+    assert_int_equal(hits, 39);
     assert_int_equal(hits2, hits);
 }
 

@@ -445,6 +445,55 @@ static void test_joint_chains_same_on_threads(void **state)
     joints_same_on_threads(joint_chains, LINKS, false);
 }
 
+/* physics__joints_begin finds the joints' bodies on any threads, and wakes one after the other
+ * from the first joint whose bodies are to wake (a sleeping body joined to one that moves): the
+ * chains above with sleep on, the middle one hung from a kinematic body instead of the world (a
+ * body that never sleeps). Once still, the chains fall asleep; the middle chain, asleep, is woken
+ * by its joint to the kinematic body at the next step (its joints are in the middle slice of
+ * joints, after a slice with none to wake), and sleeps again after a while. On two threads every
+ * step must give the serial bits. */
+static void hung_chains(physics__scene *s)
+{
+    uint32_t id;
+    ct_rigid_body_desc_t hook = cube(2.0f * (float)(CHAINS / 2), 1.0f, 0.0f, 0.2f);
+    hook.kind = CT_BODY_KINEMATIC;
+    add(s, 5, hook);
+    for (int c = 0; c < CHAINS; c++)
+        for (int l = 0; l < LINKS; l++) {
+            const uint32_t e = 10u + (uint32_t)(c * LINKS + l);
+            add(s, e, cube(2.0f * (float)c, -(float)l, 0.0f, 0.3f));
+            const ct_joint_desc_t d = {.type = CT_JOINT_BALL,
+                                       .anchor = {2.0f * (float)c, 0.5f - (float)l, 0.0f},
+                                       .axis = {0, 1, 0}};
+            const uint32_t above = l > 0 ? at(s, e - 1u) : c == CHAINS / 2 ? at(s, 5) : UINT32_MAX;
+            assert_int_equal(physics__joints_add(s, above, at(s, e), &d, &id), 0);
+        }
+}
+
+static void test_joined_sleepers_wake_the_same_on_threads(void **state)
+{
+    (void)state;
+    physics__scene a, b;
+    twins(&a, &b, hung_chains);
+    const uint32_t top = at(&a, 10u + (CHAINS / 2) * LINKS), other = at(&a, 10u);
+    uint32_t woken = 0, slept = 0;
+    for (int step = 0; step < 400; step++) {
+        const bool was = a.bodies.asleep[top];
+        step_twins(&a, &b);
+        assert_true(physics__state_hash(&a, NULL, NULL) == physics__state_hash(&b, NULL, NULL));
+        assert_memory_equal(a.bodies.asleep, b.bodies.asleep, a.bodies.n);
+        woken += was && !a.bodies.asleep[top];
+        slept += !was && a.bodies.asleep[top];
+    }
+    print_message("the hung chain slept %u times and was woken %u times\n", slept, woken);
+    /* (12 and 12: the middle chain sleeps for a step, a dozen times in the 400.) */
+    assert_true(woken > 5);
+    assert_int_equal(woken, slept);
+    assert_true(a.bodies.asleep[other]);
+    physics__scene_free(&a);
+    physics__scene_free(&b);
+}
+
 /* physics_stages.c: a chain of stages where each reads what the whole stage before wrote (value i
  * of stage k is the sum of values i and i + 1 of stage k - 1, around a ring of CHAIN), some of
  * many items, some of one item (run back to back by one thread). The totals double at every
@@ -589,6 +638,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_flat_field_same_on_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_joint_grid_same_on_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_joint_chains_same_on_threads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_joined_sleepers_wake_the_same_on_threads, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_stages_keep_order_on_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stages_sleep_through_a_held_stage, setup, teardown),
     };
