@@ -48,6 +48,12 @@
  * (beside a ledge, or hitting it) gets the full test; one landing on a mesh's outer rim is
  * caught by it this much later. */
 #define MESH_SEAM_DEPTH 0.005f
+/* A cluster of more than four points is reduced to four among those within this (m) of its
+ * deepest: the four spanning the most area among all of them took points of a ridge's sides up to
+ * 2 cm under a board lying across it, far out, and left out an end of the ridge's top it rested
+ * on; found anew each step (its far end coming down to the floor), the board rolled from one end
+ * of the ridge to the other and sank 1 cm into it. */
+#define MESH_REDUCE_OVER 0.01f
 
 typedef struct mesh__edge_key {
     uint64_t key; /* lower vertex << 32 | higher */
@@ -1107,6 +1113,16 @@ uint32_t physics__mesh_manifolds(const physics__bodies *b, uint32_t i, uint32_t 
                 cluster[k] = (uint8_t)made;
                 physics__manifold_merge(m, &found[k]);
             }
+        if (m->count > PHYSICS_MANIFOLD_POINTS) { /* (MESH_REDUCE_OVER) */
+            float deepest = INFINITY;
+            for (uint32_t q = 0; q < m->count; q++)
+                deepest = f_min(deepest, m->p[q].sep);
+            uint32_t kept = 0;
+            for (uint32_t q = 0; q < m->count; q++)
+                if (m->p[q].sep <= deepest + MESH_REDUCE_OVER)
+                    m->p[kept++] = m->p[q];
+            m->count = kept;
+        }
         physics__manifold_reduce(m);
         made++;
         /* The deepest left (the first of equals) seeds the next, if it pushes along its triangle's

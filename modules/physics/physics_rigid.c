@@ -156,10 +156,30 @@ typedef struct rigid__narrow_job {
  * stopped is pulled back by less than that. */
 #define RIGID_ANCHOR_SLIP 0.005f
 
+/* A pair with a mesh recycles its manifolds only while what they did not see lies further than
+ * the pair can close in this step: their margin, less how far the body moved since (the recycling
+ * test's bound on any point's motion), at least the margin it would be found with now less this
+ * (m), the part of it that is not closing speed (SOLVER_MARGIN). Recycled for the usual 5 cm, a
+ * board tipping off a ridge brought its end down 5 cm onto a floor its manifolds, found 3.5 cm
+ * over it, did not have: it went 1.3 cm into it, and the deep find after threw it about. Reusing
+ * them only 1 cm (a resting body) left a thin board rocking on a wavy mesh: found anew at each
+ * turn of a degree, its manifolds changed each time. */
+#define RIGID_RECYCLE_MESH_RESERVE SOLVER_MARGIN
+
+/* The speculative margin of pair (i, j) in a step of dt: SOLVER_MARGIN and what the pair can close
+ * in the step, rounded up to a millimetre's power of two (a snapshot keeps it in two bytes;
+ * scaling by 1024 and back is exact, as ldexpf is, without its libm call: 1.5% of a step of bodies
+ * on a mesh). */
+static float rigid__margin(const physics__bodies *b, uint32_t i, uint32_t j, float dt)
+{
+    const physics__v3 rel = v3_sub(b->velocity[j], b->velocity[i]);
+    return ceilf((SOLVER_MARGIN + v3_len(rel) * dt) * 1024.0f) * (1.0f / 1024.0f);
+}
+
 /* Whether the manifolds of pair (i, j) found at geometry g of an earlier step may be used again:
- * the bodies are still near that pose. */
+ * the bodies are still near that pose, no point of either having moved `reach` (m) since. */
 static bool rigid__recyclable(const physics__bodies *b, uint32_t i, uint32_t j,
-                              const physics__rigid_geo *g)
+                              const physics__rigid_geo *g, float reach)
 {
     const physics__quat qa = b->rotation[i], qb = b->rotation[j];
     const float ca = quat_dot(qa, g->qa), cb = quat_dot(qb, g->qb);
@@ -168,7 +188,7 @@ static bool rigid__recyclable(const physics__bodies *b, uint32_t i, uint32_t j,
     const physics__v3 d = v3_sub(b->position[j], b->position[i]), gd = physics__rigid_geo_d(g);
     const physics__v3 moved = v3_sub(quat_unrotate(qa, d), quat_unrotate(g->qa, gd));
     const float dist2 = v3_dot(moved, moved);
-    if (dist2 >= RIGID_RECYCLE_DISTANCE * RIGID_RECYCLE_DISTANCE)
+    if (!(reach > 0.0f) || dist2 >= reach * reach)
         return false;
     /* The relative turn since then, and how far it can move a far corner of either body. */
     const physics__quat qr =
@@ -177,7 +197,7 @@ static bool rigid__recyclable(const physics__bodies *b, uint32_t i, uint32_t j,
     const physics__v3 eb = b->kind[j] != CT_BODY_STATIC ? b->half[j] : v3(0, 0, 0);
     const physics__v3 e = v3_max(ea, eb), r = v3(fabsf(qr.x), fabsf(qr.y), fabsf(qr.z));
     const physics__v3 arc = v3(r.y * e.z + r.z * e.y, r.z * e.x + r.x * e.z, r.x * e.y + r.y * e.x);
-    const float slack = RIGID_RECYCLE_DISTANCE - sqrtf(dist2);
+    const float slack = reach - sqrtf(dist2);
     return 4.0f * v3_dot(arc, arc) < slack * slack;
 }
 
@@ -347,11 +367,18 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
         }
         for (uint32_t k = first; k < last; k++) {
             const uint32_t i = job->order[k].a, j = job->order[k].b;
-            const physics__v3 rel = v3_sub(b->velocity[j], b->velocity[i]);
             const uint32_t slots = rigid__slots(r, k);
             const physics__rigid_cached *old = rigid__cached(r, job->order[k].key, &at);
             uint32_t made = 0;
-            bool held = old && old->count && rigid__recyclable(b, i, j, &old->geo);
+            /* (A pair without a mesh finds its margin only when it finds its manifold.) */
+            const bool mesh = rigid__several(b, i, j);
+            float margin = mesh ? rigid__margin(b, i, j, job->dt) : 0.0f;
+            bool held = old && old->count &&
+                        rigid__recyclable(
+                            b, i, j, &old->geo,
+                            mesh ? f_min(old->geo.margin - margin + RIGID_RECYCLE_MESH_RESERVE,
+                                         RIGID_RECYCLE_DISTANCE)
+                                 : RIGID_RECYCLE_DISTANCE);
             for (const physics__rigid_cached *o = old;
                  held && made < slots && o < r->cache + r->num_cache && o->key == old->key; o++) {
                 const uint32_t slot = rigid__slot(r, k, made++);
@@ -364,11 +391,8 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
                 made = 0;
                 const bool prefer_b =
                     old && old->count && (old->id[0] & PHYSICS_MANIFOLD_REFERENCE_B);
-                /* Rounded up to a millimetre's power of two: a snapshot keeps it in two bytes.
-                 * (Scaling by 1024 and back is exact, as ldexpf is, without its libm call: 1.5% of
-                 * a step of bodies on a mesh.) */
-                const float margin =
-                    ceilf((SOLVER_MARGIN + v3_len(rel) * job->dt) * 1024.0f) * (1.0f / 1024.0f);
+                if (!mesh)
+                    margin = rigid__margin(b, i, j, job->dt);
                 physics__manifold_out all[PHYSICS_MESH_MANIFOLDS];
                 if (slots == 1u) {
                     physics__manifold(b, i, j, margin, prefer_b, &all[0]);
