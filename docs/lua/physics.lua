@@ -1,6 +1,7 @@
 ---@meta
 -- Rigid bodies (api/ct_physics.h; the ct.physics module). Unknown entities raise an error naming
--- them; refused values raise one naming the field.
+-- them; refused values raise one naming the field; a destroyed world (or one without physics)
+-- raises one naming the function and the argument, in every function here.
 
 ---@class PhysicsModule
 Physics = {}

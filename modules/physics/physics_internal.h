@@ -1629,6 +1629,9 @@ uint32_t physics__joint_of(ct_world_o *w, ct_entity_t e);
 
 /* The reason of the last refusal of an argument (main thread), for the Lua error. */
 extern char physics__refusal[192];
+/* The world at argument 1 of the Lua function fn (physics_lua.c): a live world with physics, or a
+ * Lua error naming fn and the argument. Every binding takes its world here. */
+ct_world_o *physics__lua_world(lua_State *L, const char *fn);
 
 typedef struct physics__point_manager {
     physics__points points;

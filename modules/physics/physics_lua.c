@@ -23,6 +23,20 @@ static uint32_t check_mask(lua_State *L, int idx, const char *fn)
     return (uint32_t)v;
 }
 
+/* A destroyed world (its managers went with it) or one without physics would otherwise get false,
+ * nil or 0 from the C side, which reads as an answer; the check raises instead. */
+static bool world_live(const ct_world_o *w)
+{
+    /* manager only looks the world up; it takes a mutable one. */
+    return physics__m.component->manager((ct_world_o *)w,
+                                         physics__m.state->type_id[PHYSICS_BODY_TYPE]) != NULL;
+}
+
+ct_world_o *physics__lua_world(lua_State *L, const char *fn)
+{
+    return check__world(L_API, L, 1, fn, world_live);
+}
+
 /* Raises the error of a failed call on entity e of world w, naming both (as the C side's log). */
 static int check_result(lua_State *L, ct_world_o *w, int err, const char *what, ct_entity_t e)
 {
@@ -47,7 +61,7 @@ static int push_vec3(lua_State *L, const float v[3])
 
 static int l_physics_simulate(lua_State *L)
 {
-    ct_world_o *w = check__world(L_API, L, 1, "Physics.simulate", NULL);
+    ct_world_o *w = physics__lua_world(L, "Physics.simulate");
     const double dt = check__number(L_API, L, 2, "Physics.simulate");
     if (!(dt >= CT_PHYSICS_MIN_DT && dt <= CT_PHYSICS_MAX_DT))
         return L_API->error(L, "Physics.simulate: dt %g refused: must be within [1e-5, 1] s", dt);
@@ -57,7 +71,7 @@ static int l_physics_simulate(lua_State *L)
 
 static int l_physics_overlap_sphere(lua_State *L)
 {
-    ct_world_o *w = check__world(L_API, L, 1, "Physics.overlap_sphere", NULL);
+    ct_world_o *w = physics__lua_world(L, "Physics.overlap_sphere");
     float c[3];
     check__vec(L_API, L, 2, 3, c, "Physics.overlap_sphere");
     const float r = (float)check__number(L_API, L, 5, "Physics.overlap_sphere");
@@ -88,7 +102,7 @@ static int l_physics_overlap_sphere(lua_State *L)
 
 static int l_physics_raycast(lua_State *L)
 {
-    ct_world_o *w = check__world(L_API, L, 1, "Physics.raycast", NULL);
+    ct_world_o *w = physics__lua_world(L, "Physics.raycast");
     float o[3], d[3];
     check__vec(L_API, L, 2, 3, o, "Physics.raycast");
     check__vec(L_API, L, 5, 3, d, "Physics.raycast");
@@ -110,7 +124,7 @@ static int l_physics_raycast(lua_State *L)
 static int l_physics_state_hash(lua_State *L)
 {
     char hex[17];
-    ct_world_o *w = check__world(L_API, L, 1, "Physics.state_hash", NULL);
+    ct_world_o *w = physics__lua_world(L, "Physics.state_hash");
     snprintf(hex, sizeof hex, "%016" PRIx64, physics__api_v2.state_hash(w));
     L_API->push_string(L, hex, 16);
     return 1;
@@ -118,7 +132,7 @@ static int l_physics_state_hash(lua_State *L)
 
 static int l_physics_set_gravity(lua_State *L)
 {
-    ct_world_o *w = check__world(L_API, L, 1, "Physics.set_gravity", NULL);
+    ct_world_o *w = physics__lua_world(L, "Physics.set_gravity");
     float g[3], now[3];
     check__vec(L_API, L, 2, 3, g, "Physics.set_gravity");
     physics__api_v2.set_gravity(w, g);
@@ -132,7 +146,7 @@ static int l_physics_set_gravity(lua_State *L)
 static int actor_set(lua_State *L, int (*fn)(ct_world_o *, ct_entity_t, const float[3]),
                      const char *what)
 {
-    ct_world_o *w = check__world(L_API, L, 1, what, NULL);
+    ct_world_o *w = physics__lua_world(L, what);
     const ct_entity_t e = check__entity(L_API, L, 2, what);
     float v[3];
     check__vec(L_API, L, 3, 3, v, what);
@@ -141,7 +155,7 @@ static int actor_set(lua_State *L, int (*fn)(ct_world_o *, ct_entity_t, const fl
 
 static int actor_get(lua_State *L, int (*fn)(ct_world_o *, ct_entity_t, float[3]), const char *what)
 {
-    ct_world_o *w = check__world(L_API, L, 1, what, NULL);
+    ct_world_o *w = physics__lua_world(L, what);
     const ct_entity_t e = check__entity(L_API, L, 2, what);
     float v[3];
     check_result(L, w, fn(w, e, v), what, e);
@@ -150,7 +164,7 @@ static int actor_get(lua_State *L, int (*fn)(ct_world_o *, ct_entity_t, float[3]
 
 static int l_actor_set_collision_filter(lua_State *L)
 {
-    ct_world_o *w = check__world(L_API, L, 1, "Actor.set_collision_filter", NULL);
+    ct_world_o *w = physics__lua_world(L, "Actor.set_collision_filter");
     const ct_entity_t e = check__entity(L_API, L, 2, "Actor.set_collision_filter");
     const uint32_t layer = check_mask(L, 3, "Actor.set_collision_filter");
     const uint32_t mask = check_mask(L, 4, "Actor.set_collision_filter");
@@ -160,7 +174,7 @@ static int l_actor_set_collision_filter(lua_State *L)
 
 static int l_actor_sleeping(lua_State *L)
 {
-    ct_world_o *w = check__world(L_API, L, 1, "Actor.sleeping", NULL);
+    ct_world_o *w = physics__lua_world(L, "Actor.sleeping");
     const ct_entity_t e = check__entity(L_API, L, 2, "Actor.sleeping");
     L_API->push_boolean(L, physics__api_v3.sleeping(w, e));
     return 1;
@@ -168,7 +182,7 @@ static int l_actor_sleeping(lua_State *L)
 
 static int l_actor_wake(lua_State *L)
 {
-    ct_world_o *w = check__world(L_API, L, 1, "Actor.wake", NULL);
+    ct_world_o *w = physics__lua_world(L, "Actor.wake");
     const ct_entity_t e = check__entity(L_API, L, 2, "Actor.wake");
     return check_result(L, w, physics__api_v3.wake(w, e), "Actor.wake", e);
 }
@@ -176,7 +190,7 @@ static int l_actor_wake(lua_State *L)
 /* Actor.set_sensor(world, e, on): the body becomes a sensor (trigger volume) or stops being one. */
 static int l_actor_set_sensor(lua_State *L)
 {
-    ct_world_o *w = check__world(L_API, L, 1, "Actor.set_sensor", NULL);
+    ct_world_o *w = physics__lua_world(L, "Actor.set_sensor");
     const ct_entity_t e = check__entity(L_API, L, 2, "Actor.set_sensor");
     const bool on = L_API->to_boolean(L, 3);
     return check_result(L, w, physics__api_v5.set_sensor(w, e, on), "Actor.set_sensor", e);
@@ -184,7 +198,7 @@ static int l_actor_set_sensor(lua_State *L)
 
 static int l_actor_is_sensor(lua_State *L)
 {
-    ct_world_o *w = check__world(L_API, L, 1, "Actor.is_sensor", NULL);
+    ct_world_o *w = physics__lua_world(L, "Actor.is_sensor");
     const ct_entity_t e = check__entity(L_API, L, 2, "Actor.is_sensor");
     L_API->push_boolean(L, physics__api_v5.is_sensor(w, e));
     return 1;
@@ -194,7 +208,7 @@ static int l_actor_is_sensor(lua_State *L)
  * step, by entity id. */
 static int l_actor_sensor_contents(lua_State *L)
 {
-    ct_world_o *w = check__world(L_API, L, 1, "Actor.sensor_contents", NULL);
+    ct_world_o *w = physics__lua_world(L, "Actor.sensor_contents");
     const ct_entity_t e = check__entity(L_API, L, 2, "Actor.sensor_contents");
     enum { ON_STACK = 256 };
     ct_entity_t stack[ON_STACK];
@@ -255,7 +269,7 @@ static int l_actor_add_torque(lua_State *L)
 /* Actor.rotation(world, e) -> x, y, z, w */
 static int l_actor_rotation(lua_State *L)
 {
-    ct_world_o *w = check__world(L_API, L, 1, "Actor.rotation", NULL);
+    ct_world_o *w = physics__lua_world(L, "Actor.rotation");
     const ct_entity_t e = check__entity(L_API, L, 2, "Actor.rotation");
     float q[4];
     check_result(L, w, physics__api_v4.rotation(w, e, q), "Actor.rotation", e);
@@ -267,7 +281,7 @@ static int l_actor_rotation(lua_State *L)
 /* Actor.set_rotation(world, e, x, y, z, w) */
 static int l_actor_set_rotation(lua_State *L)
 {
-    ct_world_o *w = check__world(L_API, L, 1, "Actor.set_rotation", NULL);
+    ct_world_o *w = physics__lua_world(L, "Actor.set_rotation");
     const ct_entity_t e = check__entity(L_API, L, 2, "Actor.set_rotation");
     float q[4];
     check__vec(L_API, L, 3, 4, q, "Actor.set_rotation");
@@ -279,7 +293,7 @@ static int actor_at(lua_State *L,
                     int (*fn)(ct_world_o *, ct_entity_t, const float[3], const float[3]),
                     const char *what)
 {
-    ct_world_o *w = check__world(L_API, L, 1, what, NULL);
+    ct_world_o *w = physics__lua_world(L, what);
     const ct_entity_t e = check__entity(L_API, L, 2, what);
     float v[3], p[3];
     check__vec(L_API, L, 3, 3, v, what);
@@ -308,7 +322,7 @@ static float to_float(double v)
 /* Actor.set_damping(world, e, linear, angular) (1/s, see set_damping) */
 static int l_actor_set_damping(lua_State *L)
 {
-    ct_world_o *w = check__world(L_API, L, 1, "Actor.set_damping", NULL);
+    ct_world_o *w = physics__lua_world(L, "Actor.set_damping");
     const ct_entity_t e = check__entity(L_API, L, 2, "Actor.set_damping");
     const float linear = to_float(check__number(L_API, L, 3, "Actor.set_damping"));
     const float angular = to_float(check__number(L_API, L, 4, "Actor.set_damping"));
@@ -319,7 +333,7 @@ static int l_actor_set_damping(lua_State *L)
 /* Actor.damping(world, e) -> linear, angular */
 static int l_actor_damping(lua_State *L)
 {
-    ct_world_o *w = check__world(L_API, L, 1, "Actor.damping", NULL);
+    ct_world_o *w = physics__lua_world(L, "Actor.damping");
     const ct_entity_t e = check__entity(L_API, L, 2, "Actor.damping");
     float linear = 0.0f, angular = 0.0f;
     check_result(L, w, physics__api_v5.damping(w, e, &linear, &angular), "Actor.damping", e);
@@ -370,7 +384,7 @@ static int l_physics_shape_cast(lua_State *L)
 {
     static const char *const shapes[] = {"box", "sphere", "capsule"};
     const char *fn = "Physics.shape_cast";
-    ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
+    ct_world_o *w = physics__lua_world(L, fn);
     if (L_API->type(L, 2) != CT_LUA_TABLE)
         return L_API->error(L, "%s: argument 2 is not a shape table {shape = ..., ...}", fn);
     ct_rigid_body_desc_t d = {0};
@@ -430,7 +444,7 @@ static int l_physics_add_joint(lua_State *L)
 {
     static const char *const types[] = {"fixed", "hinge", "ball", "slider", "distance"};
     const char *fn = "Physics.add_joint";
-    ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
+    ct_world_o *w = physics__lua_world(L, fn);
     const ct_entity_t a = check__entity(L_API, L, 2, fn);
     const ct_entity_t b = L_API->type(L, 3) == CT_LUA_NUMBER && L_API->to_number(L, 3) == 0.0
                               ? (ct_entity_t){0}
@@ -485,7 +499,7 @@ static int joint_result(lua_State *L, ct_world_o *w, int err, const char *fn, ct
 
 static int l_physics_remove_joint(lua_State *L)
 {
-    ct_world_o *w = check__world(L_API, L, 1, "Physics.remove_joint", NULL);
+    ct_world_o *w = physics__lua_world(L, "Physics.remove_joint");
     const ct_physics_joint_t j = check_joint(L, 2, "Physics.remove_joint");
     return joint_result(L, w, physics__api_v4.remove_joint(w, j), "Physics.remove_joint", j);
 }
@@ -493,7 +507,7 @@ static int l_physics_remove_joint(lua_State *L)
 /* Physics.joint_force(world, j) -> fx, fy, fz, tx, ty, tz (on b's body) */
 static int l_physics_joint_force(lua_State *L)
 {
-    ct_world_o *w = check__world(L_API, L, 1, "Physics.joint_force", NULL);
+    ct_world_o *w = physics__lua_world(L, "Physics.joint_force");
     const ct_physics_joint_t j = check_joint(L, 2, "Physics.joint_force");
     float f[3], t[3];
     joint_result(L, w, physics__api_v4.joint_force(w, j, f, t), "Physics.joint_force", j);
@@ -503,7 +517,7 @@ static int l_physics_joint_force(lua_State *L)
 
 static int l_physics_joint_value(lua_State *L)
 {
-    ct_world_o *w = check__world(L_API, L, 1, "Physics.joint_value", NULL);
+    ct_world_o *w = physics__lua_world(L, "Physics.joint_value");
     const ct_physics_joint_t j = check_joint(L, 2, "Physics.joint_value");
     float v;
     joint_result(L, w, physics__api_v4.joint_value(w, j, &v), "Physics.joint_value", j);
@@ -515,7 +529,7 @@ static int l_physics_joint_value(lua_State *L)
 static int l_physics_set_joint_motor(lua_State *L)
 {
     const char *fn = "Physics.set_joint_motor";
-    ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
+    ct_world_o *w = physics__lua_world(L, fn);
     const ct_physics_joint_t j = check_joint(L, 2, fn);
     const float speed = check__finite(L_API, L, 3, fn), most = check__finite(L_API, L, 4, fn);
     return joint_result(L, w, physics__api_v4.set_joint_motor(w, j, speed, most), fn, j);
@@ -525,7 +539,7 @@ static int l_physics_set_joint_motor(lua_State *L)
  * nil when it has none (or its body went, and the joint with it). */
 static int l_physics_joint_of(lua_State *L)
 {
-    ct_world_o *w = check__world(L_API, L, 1, "Physics.joint_of", NULL);
+    ct_world_o *w = physics__lua_world(L, "Physics.joint_of");
     const ct_entity_t e = check__entity(L_API, L, 2, "Physics.joint_of");
     const uint32_t id = physics__joint_of(w, e);
     if (id)
@@ -552,7 +566,7 @@ static void settings_fields(lua_State *L, int idx, ct_character_settings_t *d, c
 static int l_physics_add_character(lua_State *L)
 {
     const char *fn = "Physics.add_character";
-    ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
+    ct_world_o *w = physics__lua_world(L, fn);
     const ct_entity_t e = check__entity(L_API, L, 2, fn);
     if (L_API->type(L, 3) != CT_LUA_TABLE)
         return check__fail(L_API, L, 3, fn, "is not a table of fields");
@@ -586,7 +600,7 @@ static int l_physics_add_character(lua_State *L)
 static int l_physics_set_character_settings(lua_State *L)
 {
     const char *fn = "Physics.set_character_settings";
-    ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
+    ct_world_o *w = physics__lua_world(L, fn);
     const ct_entity_t e = check__entity(L_API, L, 2, fn);
     if (L_API->type(L, 3) != CT_LUA_TABLE)
         return check__fail(L_API, L, 3, fn, "is not a table of fields");
@@ -601,7 +615,7 @@ static int l_physics_set_character_settings(lua_State *L)
 static int l_physics_character_settings(lua_State *L)
 {
     const char *fn = "Physics.character_settings";
-    ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
+    ct_world_o *w = physics__lua_world(L, fn);
     const ct_entity_t e = check__entity(L_API, L, 2, fn);
     ct_character_settings_t d;
     if (physics__api_v5.character_settings(w, e, &d))
@@ -626,7 +640,7 @@ static int l_physics_character_settings(lua_State *L)
 static int l_physics_move_character(lua_State *L)
 {
     const char *fn = "Physics.move_character";
-    ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
+    ct_world_o *w = physics__lua_world(L, fn);
     const ct_entity_t e = check__entity(L_API, L, 2, fn);
     float v[3];
     check__vec(L_API, L, 3, 3, v, fn);
@@ -659,7 +673,7 @@ static void set_vec3_field(lua_State *L, const float v[3], const char *key)
 static int l_physics_character_contacts(lua_State *L)
 {
     const char *fn = "Physics.character_contacts";
-    ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
+    ct_world_o *w = physics__lua_world(L, fn);
     const ct_entity_t e = check__entity(L_API, L, 2, fn);
     ct_character_settings_t unused;
     if (physics__api_v5.character_settings(w, e, &unused))

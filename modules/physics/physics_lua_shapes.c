@@ -164,7 +164,7 @@ static int shapes__bad(lua_State *L, shapes__scratch *s, const char *fn, int arg
 static int l_physics_add_hull(lua_State *L)
 {
     const char *fn = "Physics.add_hull";
-    ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
+    ct_world_o *w = physics__lua_world(L, fn);
     const ct_entity_t e = check__entity(L_API, L, 2, fn);
     ct_rigid_body_desc_t d;
     const char *bad = shapes__desc(L, 4, CT_BODY_HULL, &d);
@@ -187,7 +187,7 @@ static int l_physics_add_compound(lua_State *L)
 {
     static const char *const shapes[] = {"box", "sphere", "capsule", "hull"};
     const char *fn = "Physics.add_compound";
-    ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
+    ct_world_o *w = physics__lua_world(L, fn);
     const ct_entity_t e = check__entity(L_API, L, 2, fn);
     ct_rigid_body_desc_t d;
     const char *bad = shapes__desc(L, 4, CT_BODY_COMPOUND, &d);
@@ -250,7 +250,7 @@ static int l_physics_add_compound(lua_State *L)
 static int l_physics_add_mesh(lua_State *L)
 {
     const char *fn = "Physics.add_mesh";
-    ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
+    ct_world_o *w = physics__lua_world(L, fn);
     const ct_entity_t e = check__entity(L_API, L, 2, fn);
     ct_rigid_body_desc_t d;
     const char *bad = shapes__desc(L, 5, CT_BODY_MESH, &d);
@@ -277,7 +277,7 @@ static int l_physics_add_mesh(lua_State *L)
 static int l_physics_add_height_field(lua_State *L)
 {
     const char *fn = "Physics.add_height_field";
-    ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
+    ct_world_o *w = physics__lua_world(L, fn);
     const ct_entity_t e = check__entity(L_API, L, 2, fn);
     const double columns = check__range(L_API, L, 4, fn, 2.0, 65536.0),
                  rows = check__range(L_API, L, 5, fn, 2.0, 65536.0);
@@ -309,7 +309,7 @@ static int l_actor_shape(lua_State *L)
 {
     static const char *const names[] = {"box", "sphere", "capsule", "hull", "compound", "mesh"};
     const char *fn = "Actor.shape";
-    ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
+    ct_world_o *w = physics__lua_world(L, fn);
     const ct_entity_t e = check__entity(L_API, L, 2, fn);
     const physics__body_manager *m =
         physics__m.component->manager(w, physics__m.state->type_id[PHYSICS_BODY_TYPE]);

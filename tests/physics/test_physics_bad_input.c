@@ -1191,7 +1191,10 @@ static void test_refusals_name_the_call_and_field_given(void **state)
  * is in turn each of: nothing, a boolean, a string, empty and short tables, NaN, infinities,
  * 1e300, -1, 0, 2^53, a fraction, a function, a destroyed entity, the floor, the character and a
  * destroyed world. Each call returns or raises a Lua error that is a string naming the function;
- * none crashes or corrupts the world (run under ASan too), and the world still steps after. */
+ * none crashes or corrupts the world (run under ASan too), and the world still steps after. A
+ * destroyed world as the world argument always raises, naming the function and the argument:
+ * answering false, nil or 0 (Actor.sleeping, Physics.raycast, Physics.state_hash, ...) would
+ * read as a real answer about a world the script lost. */
 static const char lua_sweep[] =
     "function sweep(w, floor, c, x, gone, dead_world)\n"
     "  local bad = { nil, true, 'x', {}, {1, 2}, 0 / 0, 1 / 0, -1 / 0, 1e300, -1, 0, 2 ^ 53, 1.5,\n"
@@ -1214,6 +1217,10 @@ static const char lua_sweep[] =
     "        args[k] = bad[i]\n"
     "        local ok, err = pcall(f, unpack(args, 1, 10))\n"
     "        calls = calls + 1\n"
+    "        if k == 1 and bad[i] == dead_world then\n"
+    "          assert(not ok, name .. ' accepted a destroyed world')\n"
+    "          assert(err:find(name .. ': argument 1 is not a live world', 1, true), err)\n"
+    "        end\n"
     "        if not ok then\n"
     "          raised = raised + 1\n"
     "          assert(type(err) == 'string', name .. ' raised a ' .. type(err))\n"
