@@ -179,6 +179,8 @@ typedef struct physics__stages {
     uint32_t n, cap;
     struct physics__stage_counter *counter;
     uint32_t cap_counter;
+    struct physics__stage_claim *claim; /* the items' claims of a run, stage after stage */
+    uint32_t cap_claim;
     bool failed;   /* an add ran out of memory: the run reports it and runs nothing */
     uint32_t naps; /* waits at a stage's end that went to sleep (a busy machine), all runs */
 } physics__stages;
