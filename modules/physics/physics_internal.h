@@ -1218,6 +1218,7 @@ typedef struct physics__scene {
      * what its keys share (see contacts__sort_pairs). */
     uint32_t *sort_count;
     uint32_t cap_sort_count;
+    physics__stages sort_stages; /* its passes, one parallel section */
     /* The cache merges' scratch (physics__merge_*): per slice of SOLVER_SLICE_PAIRS contacts, the
      * first old entry it walks, its first entry of the new cache and whether it ran out of memory
      * (three words); and the events each slice wrote (cap_merge_events, all initialised). */

@@ -234,6 +234,8 @@ int physics__stages_run(physics__stages *st, ct_allocator_t *a, physics__pool po
         st->failed = false;
         return CT_ERR_NOMEM;
     }
+    if (n == 0)
+        return 0;
     if (!pool.parallel_for || by_section) {
         /* One thread: the plain loop. A pool that times its jobs (the benchmark's) gets one
          * section per stage, and the single-item stages run here, as they would on one thread. */
