@@ -4,11 +4,12 @@
  * microseconds: handed to the pool one by one, every section paid a ticket, a wake-up or a spin on
  * the worker's side and a join on the caller's, and the two threads met at each end. Here the whole
  * chain is one section. Every thread that joins walks the stages in order: it claims items of the
- * current stage and runs them until none is left, counts those it ran finished, and waits
+ * current stage and runs them until none is left, counting each one finished, and waits
  * (spinning, then yielding) until the stage's last item is finished before it starts the next.
- * Each claim is the item's own (a byte), and the count is added once a stage: a shared cursor and
- * count bumped at every item moved their cache line between the cores at every item (thousands of
- * items a step, a few microseconds each). Items of one
+ * Each claim is the item's own (a byte), and the calling thread counts its items apart from the
+ * others, on cache lines of their own: a shared cursor and count bumped at every item moved their
+ * cache line between the cores at every item (thousands of items a step, a few microseconds each).
+ * Items of one
  * stage never share what they write (the colours, the slices of bodies), so who runs which item
  * changes nothing: the bits are those of running the stages one after the other on one thread,
  * which is exactly what a serial pool does.
@@ -49,13 +50,27 @@ typedef struct physics__stage_claim {
     atomic_uchar by;
 } physics__stage_claim;
 
-/* One stage's count of finished items, a cache line of its own (the threads wait on it), and where
- * its items' claims begin. */
+/* One stage's items finished by the calling thread ([STAGES_BY_FRONT - 1]) and by the others, each
+ * count on a cache line of its own: a thread bumps its own after every item (had it waited for the
+ * end of its items, a thread the machine stops between two items would hold the others up as if it
+ * were in one), and reads the other only when it has no more to claim. And where its items' claims
+ * begin. */
 typedef struct physics__stage_counter {
-    atomic_uint finished;
+    struct {
+        atomic_uint finished;
+        char pad[64 - sizeof(atomic_uint)];
+    } by[2];
     uint32_t first_claim;
-    char pad[64 - sizeof(atomic_uint) - sizeof(uint32_t)];
 } physics__stage_counter;
+
+/* Whether the counter's stage of `items` has finished. */
+static inline bool stages__finished(physics__stage_counter *counter, uint32_t items,
+                                    memory_order order)
+{
+    return atomic_load_explicit(&counter->by[0].finished, order) +
+               atomic_load_explicit(&counter->by[1].finished, order) ==
+           items;
+}
 
 void physics__stages_free(physics__stages *st, ct_allocator_t *a)
 {
@@ -130,22 +145,43 @@ static void stages__nap(stages__run *run, physics__stage_counter *counter, uint3
 {
     mtx_lock(&run->lock);
     atomic_fetch_add(&run->sleepers, 1u);
-    if (atomic_load(&counter->finished) < items) {
+    if (!stages__finished(counter, items, memory_order_seq_cst)) {
         run->st->naps++;
         do
             cnd_wait(&run->wake, &run->lock);
-        while (atomic_load(&counter->finished) < items);
+        while (!stages__finished(counter, items, memory_order_seq_cst));
     }
     atomic_fetch_sub(&run->sleepers, 1u);
     mtx_unlock(&run->lock);
+}
+
+/* When the counter's stage (the last of stages k..last) has finished: `at` moved past it, and the
+ * sleepers woken. Every thread looks when it has no more items to claim (and after each item while
+ * a thread sleeps): the one that counted the last item always sees it (its count and the look, the
+ * other's count and its look, are sequentially consistent), and a sleeper always hears (see
+ * stages__nap). Two may both see it: `at` only moves forward. */
+static void stages__finish(stages__run *run, physics__stage_counter *counter, uint32_t items,
+                           uint32_t last)
+{
+    if (!stages__finished(counter, items, memory_order_seq_cst))
+        return;
+    uint32_t at = atomic_load_explicit(&run->at, memory_order_relaxed);
+    while (at < last + 1 && !atomic_compare_exchange_weak_explicit(&run->at, &at, last + 1,
+                                                                   memory_order_release,
+                                                                   memory_order_relaxed))
+        ;
+    if (atomic_load(&run->sleepers)) {
+        mtx_lock(&run->lock);
+        cnd_broadcast(&run->wake);
+        mtx_unlock(&run->lock);
+    }
 }
 
 /* Waits until the counter's stage has finished: spinning, then yielding, then asleep. */
 static void stages__wait(stages__run *run, physics__stage_counter *counter, uint32_t items)
 {
     uint64_t deadline = 0;
-    for (uint32_t spin = 0;
-         atomic_load_explicit(&counter->finished, memory_order_acquire) < items; spin++) {
+    for (uint32_t spin = 0; !stages__finished(counter, items, memory_order_acquire); spin++) {
         if (spin < STAGES_SPINS) {
             stages__relax();
             continue;
@@ -189,7 +225,7 @@ static void stages__take_part(void *user, uint32_t begin, uint32_t end)
          * until they meet, so claiming costs no cache line the other thread is writing. The front
          * takes a prefix and the back a suffix: meeting an item the other end claimed, a thread
          * has no more to take. (A back thread that meets a back thread's claim goes on down.) */
-        uint32_t done = 0;
+        atomic_uint *ran = &counter->by[front ? 0 : 1].finished;
         for (uint32_t at = 0; at < items; at++) {
             const uint32_t i = front ? at : items - 1u - at;
             unsigned char by = STAGES_FREE;
@@ -209,17 +245,11 @@ static void stages__take_part(void *user, uint32_t begin, uint32_t end)
                     stage->count - from > stage->grain ? from + stage->grain : stage->count;
                 stage->fn(stages__user(stage), from, to);
             }
-            done++;
+            atomic_fetch_add(ran, 1u);
+            if (atomic_load(&run->sleepers))
+                stages__finish(run, counter, items, last);
         }
-        /* The items this thread ran are counted at once: one write to the shared count a stage. */
-        if (done && atomic_fetch_add(&counter->finished, done) + done == items) {
-            atomic_store_explicit(&run->at, last + 1, memory_order_release);
-            if (atomic_load(&run->sleepers)) {
-                mtx_lock(&run->lock);
-                cnd_broadcast(&run->wake);
-                mtx_unlock(&run->lock);
-            }
-        }
+        stages__finish(run, counter, items, last);
         stages__wait(run, counter, items);
         k = last + 1;
     }
@@ -257,7 +287,8 @@ int physics__stages_run(physics__stages *st, ct_allocator_t *a, physics__pool po
         return CT_ERR_NOMEM;
     claims = 0;
     for (uint32_t k = 0; k < n; k++) {
-        atomic_init(&st->counter[k].finished, 0u);
+        atomic_init(&st->counter[k].by[0].finished, 0u);
+        atomic_init(&st->counter[k].by[1].finished, 0u);
         st->counter[k].first_claim = claims;
         claims += stages__items(&st->stage[k]);
     }
