@@ -266,7 +266,11 @@ int physics__stages_run(physics__stages *st, ct_allocator_t *a, physics__pool po
     }
     if (n == 0)
         return 0;
-    if (!pool.parallel_for || by_section) {
+    /* Stages of one item each have nothing to share: no thread is woken for them. */
+    bool shared = false;
+    for (uint32_t k = 0; k < n && !shared; k++)
+        shared = stages__items(&st->stage[k]) > 1;
+    if (!pool.parallel_for || by_section || !shared) {
         /* One thread: the plain loop. A pool that times its jobs (the benchmark's) gets one
          * section per stage, and the single-item stages run here, as they would on one thread. */
         for (uint32_t k = 0; k < n; k++) {
