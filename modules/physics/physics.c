@@ -1388,16 +1388,7 @@ static int c_set_settings(ct_world_o *w, ct_entity_t e, const ct_character_setti
         return CT_ERR_NOT_FOUND;
     if (busy(m, "set_character_settings", w, e))
         return CT_ERR_INVALID;
-    const char *bad =
-        !d                                                   ? "settings (NULL)"
-        : !f_within(d->max_step, 0.0f, CT_PHYSICS_MAX_SIZE)  ? "max_step (within [0, 1e4] m)"
-        : !f_within(d->max_slope, 0.0f, 1.5f)                ? "max_slope (within [0, 1.5] rad)"
-        : !f_within(d->step_down, 0.0f, CT_PHYSICS_MAX_SIZE) ? "step_down (within [0, 1e4] m)"
-        : !f_within(d->mass, 0.0f, CT_PHYSICS_MAX_MASS)      ? "mass (within [0, 1e9] kg)"
-        : !f_within(d->max_strength, 0.0f, CT_PHYSICS_MAX_FORCE)
-            ? "max_strength (within [0, 1e12] N)"
-            : NULL;
-    if (!desc_ok(bad, "set_character_settings", w, e))
+    if (!desc_ok(physics__character_settings_error(d), "set_character_settings", w, e))
         return CT_ERR_INVALID;
     physics__character_set(c, d);
     return 0;

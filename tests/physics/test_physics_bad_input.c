@@ -1220,6 +1220,92 @@ static void test_lua_strict_children_leave_nothing(void **state)
     t->entity->destroy(x);
 }
 
+/* ---- damaged snapshots ---------------------------------------------------------------------- */
+
+/* The offset of the last copy of the 4 bytes at `bytes` in buf (joints, characters and point
+ * masses are the snapshot's last parts), failing the test if there is none. */
+static size_t last_copy(const uint8_t *buf, size_t size, const void *bytes)
+{
+    size_t at = SIZE_MAX;
+    for (size_t k = 0; k + 4 <= size; k++)
+        if (!memcmp(buf + k, bytes, 4))
+            at = k;
+    assert_true(at != SIZE_MAX);
+    return at;
+}
+
+/* A snapshot with the 4 bytes of `was` (its last copy) replaced by `now` is refused, changing
+ * nothing, and the log names the world and each of words ('|' between them). */
+static void damaged_refused(ct_world_o *w, const uint8_t *snap, uint32_t size, const void *was,
+                            const void *now, const char *words)
+{
+    uint8_t *bad = malloc(size);
+    assert_non_null(bad);
+    memcpy(bad, snap, size);
+    memcpy(bad + last_copy(bad, size, was), now, 4);
+    const uint64_t before = p4->state_hash(w);
+    captured[0] = '\0';
+    log__set_sink(capture, NULL);
+    assert_int_equal(p4->restore_snapshot(w, bad, size), CT_ERR_INVALID);
+    log__set_sink(NULL, NULL);
+    assert_int_equal(p4->state_hash(w), before);
+    char world[64], list[256];
+    snprintf(world, sizeof world, "restore_snapshot: world %p: refused", (void *)w);
+    snprintf(list, sizeof list, "%s", words);
+    if (!strstr(captured, world))
+        fail_msg("'%s' does not name %s", captured, world);
+    for (char *word = strtok(list, "|"); word; word = strtok(NULL, "|"))
+        if (!strstr(captured, word))
+            fail_msg("'%s' does not name '%s'", captured, word);
+    free(bad);
+}
+
+/* A snapshot's joints, characters and point masses damaged where the world reads them: a NaN
+ * anchor of a ball's joint, a joint to an entity without a body, a NaN step_down of a character,
+ * a NaN position of a point mass. Each is refused naming the part, its entity and the field, and
+ * the world is as it was; the snapshot undamaged restores. Before, all four were taken: the ball
+ * flew to the world's border (-1e5, -1e5, -1e5) in five steps, the point mass stayed NaN. */
+static void test_damaged_snapshot_parts_refused(void **state)
+{
+    (void)state;
+    ct_entity_t e[3];
+    ct_world_o *w = world_with_character("damaged_snapshot", e);
+    const ct_rigid_body_desc_t ball = ball_desc(3.8125f, 3.0f, 0, 0.25f);
+    assert_int_equal(p4->add_rigid_body(w, e[2], &ball), 0);
+    const float anchor = 3.1875f, step_down = 0.296875f, mass_x = 0.4375f, nan = NAN;
+    const ct_joint_desc_t hang = {
+        .type = CT_JOINT_BALL, .anchor = {anchor, 3.0f, 0}, .axis = {1, 0, 0}};
+    ct_physics_joint_t j;
+    assert_int_equal(p4->add_joint(w, e[2], (ct_entity_t){0}, &hang, &j), 0);
+    ct_character_settings_t set;
+    assert_int_equal(p5->character_settings(w, e[1], &set), 0);
+    set.step_down = step_down;
+    assert_int_equal(p5->set_character_settings(w, e[1], &set), 0);
+    const ct_entity_t point = t->entity->create();
+    const ct_point_mass_desc_t pm = {.mass = 2, .position = {mass_x, 10, 0}};
+    assert_int_equal(p4->add_point_mass(w, point, &pm), 0);
+    for (int k = 0; k < 5; k++)
+        p4->simulate(w, step);
+    const uint32_t size = p4->snapshot_size(w);
+    uint8_t *snap = malloc(size);
+    assert_non_null(snap);
+    assert_int_equal(p4->save_snapshot(w, snap, size), size);
+    char words[160];
+    snprintf(words, sizeof words, "joint %u (entities %u and 0)|anchors", j.id, e[2].id);
+    damaged_refused(w, snap, size, &anchor, &nan, words);
+    snprintf(words, sizeof words, "joint %u|bodies", j.id);
+    damaged_refused(w, snap, size, &e[2].id, &point.id, words);
+    snprintf(words, sizeof words, "character %u|step_down", e[1].id);
+    damaged_refused(w, snap, size, &step_down, &nan, words);
+    snprintf(words, sizeof words, "point mass %u|position", point.id);
+    damaged_refused(w, snap, size, &mass_x, &nan, words);
+    assert_int_equal(p4->restore_snapshot(w, snap, size), 0);
+    free(snap);
+    t->worlds->destroy_world(w);
+    t->entity->destroy_batch(e, 3);
+    t->entity->destroy(point);
+}
+
 /* ---- every Lua function, every argument wrong ------------------------------------------------ */
 
 /* Every function of the Physics and Actor tables, called with valid arguments except one, which
@@ -1328,6 +1414,7 @@ int main(void)
         cmocka_unit_test(test_joint_motor_refusals_name_entities),
         cmocka_unit_test(test_refusals_name_the_call_and_field_given),
         cmocka_unit_test(test_lua_strict_children_leave_nothing),
+        cmocka_unit_test(test_damaged_snapshot_parts_refused),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }
