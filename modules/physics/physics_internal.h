@@ -1456,8 +1456,10 @@ uint32_t physics__merge_find(const void *entries, size_t stride, uint32_t lo, ui
 uint32_t physics__merge_places(physics__scene *s, uint32_t slices);
 /* The slices' events into the step's stream, in order (CT_ERR_NOMEM when a slice ran out). */
 int physics__merge_events(physics__scene *s, uint32_t slices);
-/* Bodies past CT_PHYSICS_MAX_POSITION stop at the border (physics_step.c). */
+/* Bodies past CT_PHYSICS_MAX_POSITION stop at the border (physics_step.c): every body, or body i
+ * (one a sweep moved after the step held them all inside). */
 void physics__scene_keep_inside(physics__scene *s);
+void physics__scene_keep_body_inside(physics__scene *s, uint32_t i);
 /* At the end of a step: whether the scene is now quiet (every dynamic body asleep, no kinematic). */
 void physics__scene_settle(physics__scene *s);
 void physics__contacts_free(physics__scene *s);
