@@ -15,8 +15,10 @@
  *
  * The compiler checks the fields (radius in (0, 1e4], force a string of at most 479 bytes that
  * compiles: errors name the file, entity and field with the expression's line:column and a
- * caret); the checked source is compiled again when the field spawns. Without ct.expr loaded the
- * component still compiles nothing: fields are refused at compile and at spawn (logged).
+ * caret); the checked source is compiled again when the field spawns, and a compiled field's
+ * radius is checked again when its level or unit loads (an edited blob is refused). Without
+ * ct.expr loaded the component still compiles nothing: fields are refused at compile and at spawn
+ * (logged).
  * Fields live in this file's own per-world manager; a hot reload of physics keeps them (the
  * component registry keeps managers) and points the type at the new code.
  */
@@ -182,6 +184,25 @@ static const ct_component_type_t field_type = {
     .destroyed = destroyed,
 };
 
+/* A compiled instance read back at load: the radius the compiler allows, a terminated source
+ * (the expression is compiled again at spawn, which names what it refuses). */
+static bool validate_field(void *user_data, const void *instance, char *why, size_t why_size)
+{
+    (void)user_data;
+    field_desc_t d;
+    memcpy(&d, instance, sizeof d);
+    if (!(d.radius > 0.0f && d.radius <= 1e4f)) {
+        snprintf(why, why_size, "force_field.radius (%g is not in (0, 1e4])", (double)d.radius);
+        return false;
+    }
+    if (!memchr(d.force, '\0', sizeof d.force)) {
+        snprintf(why, why_size, "force_field.force (not an expression of at most %u bytes)",
+                 FIELD_SOURCE_BYTES - 1);
+        return false;
+    }
+    return true;
+}
+
 /* The layout of a compiled force field (see physics__register_components). */
 #define FORCE_FIELD_FORMAT 1
 
@@ -189,14 +210,20 @@ int physics__fields_register(void)
 {
     physics__m.resource->declare_format("component.force_field", FORCE_FIELD_FORMAT);
     fields_type_id = physics__m.component->register_type(&field_type);
-    return fields_type_id ? 0 : CT_ERR_CONFLICT;
+    if (!fields_type_id)
+        return CT_ERR_CONFLICT;
+    physics__m.component->set_validate(fields_type_id, validate_field);
+    return 0;
 }
 
 /* After a hot reload: the registered type (and its managers) runs this code from now on. */
 bool physics__fields_rebind(void)
 {
     fields_type_id = physics__m.component->type_id("force_field");
-    return physics__m.component->replace_type(&field_type);
+    if (!physics__m.component->replace_type(&field_type))
+        return false;
+    physics__m.component->set_validate(fields_type_id, validate_field);
+    return true;
 }
 
 void physics__fields_unregister(void)

@@ -79,10 +79,35 @@ static void fields_push_the_bodies_inside(void **state)
     test_world_shutdown(NULL);
 }
 
+/* A compiled field edited behind the compiler's back (a radius NaN, negative or past 1e4) is
+ * refused when its level loads, naming the entity and the field. Before, it loaded, and its radius
+ * was refused by overlap_sphere at every step. */
+static void fields_edited_blob_refused(void **state)
+{
+    (void)state;
+    const char *paths[] = {
+        CT_TEST_MODULE("entities", "ct_entities"), CT_TEST_MODULE("transforms", "ct_transforms"),
+        CT_TEST_MODULE("expr", "ct_expr"), CT_TEST_MODULE("physics", "ct_physics")};
+    const kernel_desc_t desc = test_kernel_desc(paths, 4);
+    test_world_boot(&desc, "fields_blob");
+    test_blob_t b = test_blob_compile(
+        "level", "entities = [ { components = { transform = {} force_field = { radius = 3.25 "
+                 "force = \"fx = 1; fy = 0; fz = 0\" } } } ]");
+    const float radius = 3.25f;
+    const size_t at = test_blob_find(&b, &radius, sizeof radius);
+    const char *const words[] = {"entity 0", "force_field.radius", NULL};
+    test_blob_refused(&b, at, NAN, words);
+    test_blob_refused(&b, at, -1.0f, words);
+    test_blob_refused(&b, at, 2e4f, words);
+    test_blob_free(&b);
+    test_world_shutdown(NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fields_push_the_bodies_inside),
+        cmocka_unit_test(fields_edited_blob_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
