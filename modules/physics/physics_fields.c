@@ -11,7 +11,8 @@
  * seconds) and dt. Every step, before the bodies move, each field finds the bodies in its sphere
  * (overlap_sphere, at most 4096), gathers them into arrays, evaluates the force for all of them
  * in one batch (ct_expr_api_v1.eval_batch) and adds each force (add_force). Static bodies, and
- * forces that are not finite, are skipped.
+ * forces that are not finite or past +-1e12 N (the first of these logged, once a field), are
+ * skipped.
  *
  * The compiler checks the fields (radius in (0, 1e4], force a string of at most 479 bytes that
  * compiles: errors name the file, entity and field with the expression's line:column and a
@@ -47,6 +48,9 @@ typedef struct field_desc_t {
 typedef struct field_t {
     ct_entity_t entity;
     float radius, age;
+    /* 1 once a force past the ranges was skipped and logged (in what was the padding before
+     * program: a hot reload keeps the managers, and every member before it where it was). */
+    uint32_t told;
     ct_expr_program_o *program;
 } field_t;
 
@@ -153,7 +157,7 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
                         ctx->entity_lookup[entity_index[k]].id, err.text);
             continue;
         }
-        m->fields[m->n++] = (field_t){ctx->entity_lookup[entity_index[k]], d.radius, 0.0f, p};
+        m->fields[m->n++] = (field_t){ctx->entity_lookup[entity_index[k]], d.radius, 0.0f, 0, p};
     }
 }
 
@@ -282,8 +286,18 @@ void physics__fields_apply(ct_world_o *w, physics__body_manager *bodies, float d
             for (uint32_t i = 0; i < k; i++) {
                 const float force[3] = {scratch.force[0][i], scratch.force[1][i],
                                         scratch.force[2][i]};
-                if (isfinite(force[0]) && isfinite(force[1]) && isfinite(force[2]))
+                if (v3_within(v3_load(force), CT_PHYSICS_MAX_FORCE))
                     physics__api_v2.add_force(w, scratch.bodies[i], force);
+                else if (isfinite(force[0]) && isfinite(force[1]) && isfinite(force[2]) &&
+                         !field->told) {
+                    field->told = 1;
+                    PHYSICS_LOG(CT_LOG_WARNING,
+                                "force_field: world %p, entity %u: force (%g, %g, %g) on entity "
+                                "%u skipped: past +-1e12 N (forces past it, or not finite, are "
+                                "skipped; logged once a field)",
+                                (void *)w, field->entity.id, (double)force[0], (double)force[1],
+                                (double)force[2], scratch.bodies[i].id);
+                }
             }
         }
         field->age += dt;
