@@ -14,17 +14,38 @@
 
 #include "physics_module_fixture.h"
 
-static void fields_push_the_bodies_inside(void **state)
+/* Boots ct.entities, ct.transforms, ct.expr and ct.physics with a world named `name` (each test
+ * ends with test_world_shutdown). */
+static const test_world_t *boot_fields(const char *name)
 {
-    (void)state;
     const char *paths[] = {
         CT_TEST_MODULE("entities", "ct_entities"), CT_TEST_MODULE("transforms", "ct_transforms"),
         CT_TEST_MODULE("expr", "ct_expr"), CT_TEST_MODULE("physics", "ct_physics")};
     const kernel_desc_t desc = test_kernel_desc(paths, 4);
-    const test_world_t *t = test_world_boot(&desc, "fields");
-    const ct_physics_api_v2 *physics = test_kernel_api(CT_PHYSICS_API, 2);
+    return test_world_boot(&desc, name);
+}
+
+static const ct_physics_api_v2 *physics;
+
+/* boot_fields with a world named `world` without gravity, and level `name` (of source `level`)
+ * spawned in it, its n entities into made. */
+static const test_world_t *spawn_fields(const char *world, const char *name, const char *level,
+                                        ct_entity_t *made, uint32_t n)
+{
+    const test_world_t *t = boot_fields(world);
+    physics = test_kernel_api(CT_PHYSICS_API, 2);
     assert_non_null(physics);
     physics->set_gravity(t->world, (const float[3]){0, 0, 0});
+    assert_int_equal(t->resource->load_source("level", name, level, strlen(level)), 0);
+    assert_int_equal(
+        t->worlds->spawn_resource(t->world, t->resource->get("level", name), NULL, NULL, made, n),
+        (int)n);
+    return t;
+}
+
+static void fields_push_the_bodies_inside(void **state)
+{
+    (void)state;
     /* An updraft inside 3 m that grows with height, and a swirl around the y axis. */
     static const char level[] =
         "entities = [\n"
@@ -40,11 +61,8 @@ static void fields_push_the_bodies_inside(void **state)
         "\"static\" "
         "      shape = \"box\" half_extents = [1 0.1 1] } } }\n"
         "]\n";
-    assert_int_equal(t->resource->load_source("level", "levels/field", level, strlen(level)), 0);
     ct_entity_t made[4];
-    assert_int_equal(t->worlds->spawn_resource(t->world, t->resource->get("level", "levels/field"),
-                                               NULL, NULL, made, 4),
-                     4);
+    const test_world_t *t = spawn_fields("fields", "levels/field", level, made, 4);
     captured[0] = '\0';
     log__set_sink(capture, NULL);
     physics->simulate(t->world, 0.1f);
@@ -87,14 +105,6 @@ static void fields_push_the_bodies_inside(void **state)
 static void fields_past_the_ranges_logged_once(void **state)
 {
     (void)state;
-    const char *paths[] = {
-        CT_TEST_MODULE("entities", "ct_entities"), CT_TEST_MODULE("transforms", "ct_transforms"),
-        CT_TEST_MODULE("expr", "ct_expr"), CT_TEST_MODULE("physics", "ct_physics")};
-    const kernel_desc_t desc = test_kernel_desc(paths, 4);
-    const test_world_t *t = test_world_boot(&desc, "fields_past");
-    const ct_physics_api_v2 *physics = test_kernel_api(CT_PHYSICS_API, 2);
-    assert_non_null(physics);
-    physics->set_gravity(t->world, (const float[3]){0, 0, 0});
     static const char level[] =
         "entities = [\n"
         "  { components = { transform = { position = [0 0 0] } force_field = { radius = 3.25 "
@@ -104,11 +114,8 @@ static void fields_past_the_ranges_logged_once(void **state)
         "  { components = { transform = { position = [1 0 0] } body = { shape = \"sphere\" "
         "      radius = 0.25 mass = 10 } } }\n"
         "]\n";
-    assert_int_equal(t->resource->load_source("level", "levels/past", level, strlen(level)), 0);
     ct_entity_t made[3];
-    assert_int_equal(t->worlds->spawn_resource(t->world, t->resource->get("level", "levels/past"),
-                                               NULL, NULL, made, 3),
-                     3);
+    const test_world_t *t = spawn_fields("fields_past", "levels/past", level, made, 3);
     captured[0] = '\0';
     log__set_sink(capture, NULL);
     for (int k = 0; k < 10; k++)
@@ -139,11 +146,7 @@ static void fields_past_the_ranges_logged_once(void **state)
 static void fields_edited_blob_refused(void **state)
 {
     (void)state;
-    const char *paths[] = {
-        CT_TEST_MODULE("entities", "ct_entities"), CT_TEST_MODULE("transforms", "ct_transforms"),
-        CT_TEST_MODULE("expr", "ct_expr"), CT_TEST_MODULE("physics", "ct_physics")};
-    const kernel_desc_t desc = test_kernel_desc(paths, 4);
-    test_world_boot(&desc, "fields_blob");
+    boot_fields("fields_blob");
     test_blob_t b = test_blob_compile(
         "level", "entities = [ { components = { transform = {} force_field = { radius = 3.25 "
                  "force = \"fx = 1; fy = 0; fz = 0\" } } } ]");
