@@ -22,12 +22,22 @@
 
 physics__module physics__m;
 
+/* A call on w, which has no physics (or is no world: destroyed, say, by the script whose
+ * table's __index a Lua binding read after checking it): logged, and kept as the refusal the Lua
+ * error gives, where it would otherwise give the reason of an earlier call. */
+static void no_physics(ct_world_o *w, const char *what)
+{
+    snprintf(physics__refusal, sizeof physics__refusal, "%p is not a world with physics",
+             (void *)w);
+    PHYSICS_LOG(CT_LOG_WARNING, "%s: %s", what, physics__refusal);
+}
+
 static physics__points *points_of(ct_world_o *w, const char *what)
 {
     physics__point_manager *m =
         w ? physics__m.component->manager(w, physics__m.state->type_id[PHYSICS_POINT_TYPE]) : NULL;
     if (!m)
-        PHYSICS_LOG(CT_LOG_WARNING, "%s: %p is not a world with physics", what, (void *)w);
+        no_physics(w, what);
     return m ? &m->points : NULL;
 }
 
@@ -45,7 +55,7 @@ static physics__body_manager *bodies_of(ct_world_o *w, const char *what)
     physics__body_manager *m =
         w ? physics__m.component->manager(w, physics__m.state->type_id[PHYSICS_BODY_TYPE]) : NULL;
     if (!m)
-        PHYSICS_LOG(CT_LOG_WARNING, "%s: %p is not a world with physics", what, (void *)w);
+        no_physics(w, what);
     else
         /* A pool of one thread is no pool: the step then takes its one-thread paths (the
          * rigid cache merge in one walk) instead of cutting its work into slices for nobody. */

@@ -1220,6 +1220,35 @@ static void test_lua_strict_children_leave_nothing(void **state)
     t->entity->destroy(x);
 }
 
+/* A script whose desc table destroys the world when the binding reads it (its __index runs after
+ * the world was checked): the call raises naming the world gone. Before, the error gave the
+ * reason of the call refused before it (here "points (coplanar ...)"), a field this call had
+ * right. */
+static const char lua_world_gone[] =
+    "function world_gone(w, x)\n"
+    "  local flat = {0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 1}\n"
+    "  refused({bad_world, 'entity ' .. x, 'points (coplanar'}, Physics.add_hull, w, x, flat)\n"
+    "  local desc = setmetatable({}, { __index = function(_, key)\n"
+    "    if key == 'kind' then World.destroy(w) end\n"
+    "  end })\n"
+    "  local ok, err = pcall(Physics.add_hull, w, x, unit_cube(), desc)\n"
+    "  assert(not ok and err:find(bad_world, 1, true) and\n"
+    "         err:find('is not a world with physics', 1, true) and not err:find('coplanar'), err)\n"
+    "end\n";
+
+static void test_lua_world_destroyed_while_reading_args(void **state)
+{
+    (void)state;
+    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "world_gone"});
+    const ct_entity_t x = t->entity->create();
+    load_refusals(w, lua_world_gone, "world_gone");
+    log__set_sink(capture, NULL);
+    test_lua_call("world_gone", w, &x, 1);
+    log__set_sink(NULL, NULL);
+    captured[0] = '\0';
+    t->entity->destroy(x);
+}
+
 /* ---- damaged snapshots ---------------------------------------------------------------------- */
 
 /* The offset of the last copy of the 4 bytes at `bytes` in buf (joints, characters and point
@@ -1415,6 +1444,7 @@ int main(void)
         cmocka_unit_test(test_refusals_name_the_call_and_field_given),
         cmocka_unit_test(test_lua_strict_children_leave_nothing),
         cmocka_unit_test(test_damaged_snapshot_parts_refused),
+        cmocka_unit_test(test_lua_world_destroyed_while_reading_args),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }
