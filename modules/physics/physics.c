@@ -657,13 +657,27 @@ static bool query_ok(const char *bad, const char *what, ct_world_o *w)
     return !bad;
 }
 
+/* The room of a list's out (overlap_sphere, shapes, sensor_contents): max, or 0 when out is
+ * NULL, which is for counting; asked for room there, the call is refused that (logged naming the
+ * call, the world and the field) and only counts. Before, it wrote through NULL. */
+static uint32_t list_room(const void *out, uint32_t max, const char *what, ct_world_o *w)
+{
+    if (out || !max)
+        return max;
+    PHYSICS_LOG(CT_LOG_ERROR, "%s: world %p: out (NULL with max %u: NULL is for counting, with "
+                              "max 0) refused; counted only",
+                what, (void *)w, max);
+    return 0;
+}
+
 static uint32_t overlap_sphere_masked(ct_world_o *w, const float c[3], float r, uint32_t mask,
                                       ct_entity_t *out, uint32_t max)
 {
     physics__body_manager *m = bodies_of(w, "overlap_sphere");
     if (!m || !query_ok(physics__sphere_query_error(c, r), "overlap_sphere", w))
         return 0;
-    return physics__scene_overlap_sphere(&m->scene, v3_load(c), r, mask, out, max);
+    return physics__scene_overlap_sphere(&m->scene, v3_load(c), r, mask, out,
+                                         list_room(out, max, "overlap_sphere", w));
 }
 
 static uint32_t overlap_sphere(ct_world_o *w, const float c[3], float r, ct_entity_t *out,
@@ -1148,6 +1162,7 @@ static uint32_t b_shapes(ct_world_o *w, uint32_t first, ct_physics_shape_t *out,
     if (!m)
         return 0;
     const physics__bodies *b = &m->scene.bodies;
+    max = list_room(out, max, "shapes", w);
     const uint32_t end = first < b->n ? first + (max < b->n - first ? max : b->n - first) : first;
     for (uint32_t i = first; i < end; i++) {
         ct_physics_shape_t *o = &out[i - first];
@@ -1565,7 +1580,8 @@ static uint32_t b_sensor_contents(ct_world_o *w, ct_entity_t e, ct_entity_t *out
     physics__body_manager *m = bodies_of(w, "sensor_contents");
     if (!m || physics__bodies_find(&m->scene.bodies, e) == UINT32_MAX)
         return 0;
-    return physics__sensors_inside(&m->scene, e.id, out, max);
+    return physics__sensors_inside(&m->scene, e.id, out,
+                                   list_room(out, max, "sensor_contents", w));
 }
 
 /* ---- damping (v5) -------------------------------------------------------------------------- */

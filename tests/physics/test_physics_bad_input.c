@@ -1249,6 +1249,50 @@ static void test_lua_world_destroyed_while_reading_args(void **state)
     t->entity->destroy(x);
 }
 
+/* The log holds "<what>: world <w>: out (NULL with max 4" (and is emptied). */
+static void expect_null_out(const char *what, ct_world_o *w)
+{
+    char want[128];
+    snprintf(want, sizeof want, "%s: world %p: out (NULL with max 4", what, (void *)w);
+    if (!strstr(captured, want))
+        fail_msg("'%s' does not hold '%s'", captured, want);
+    captured[0] = '\0';
+}
+
+/* The calls that list into out (overlap_sphere, shapes, sensor_contents) given NULL with room
+ * asked for (max 4): each counts as with max 0, writes nothing, and the log names the call, the
+ * world and out. Before, each wrote through NULL (SIGSEGV). */
+static void test_null_lists_only_count(void **state)
+{
+    (void)state;
+    ct_entity_t e[3];
+    ct_world_o *w = world_with_character("null_lists", e);
+    const ct_rigid_body_desc_t zone = {.kind = CT_BODY_STATIC,
+                                       .shape = CT_BODY_BOX,
+                                       .half_extents = {1, 1, 1},
+                                       .position = {0, 1, 0}};
+    assert_int_equal(p4->add_rigid_body(w, e[2], &zone), 0);
+    assert_int_equal(p5->set_sensor(w, e[2], true), 0);
+    for (int k = 0; k < 2; k++)
+        p4->simulate(w, step);
+    const float at[3] = {0, 1, 0};
+    const uint32_t near = p4->overlap_sphere(w, at, 2.0f, NULL, 0);
+    const uint32_t inside = p5->sensor_contents(w, e[2], NULL, 0);
+    assert_int_equal(p4->shapes(w, 0, NULL, 0), 3);
+    assert_true(near >= 2 && inside == 1);
+    captured[0] = '\0';
+    log__set_sink(capture, NULL);
+    assert_int_equal(p4->overlap_sphere(w, at, 2.0f, NULL, 4), near);
+    expect_null_out("overlap_sphere", w);
+    assert_int_equal(p4->shapes(w, 0, NULL, 4), 3);
+    expect_null_out("shapes", w);
+    assert_int_equal(p5->sensor_contents(w, e[2], NULL, 4), inside);
+    expect_null_out("sensor_contents", w);
+    log__set_sink(NULL, NULL);
+    t->worlds->destroy_world(w);
+    t->entity->destroy_batch(e, 3);
+}
+
 /* ---- damaged snapshots ---------------------------------------------------------------------- */
 
 /* The offset of the last copy of the 4 bytes at `bytes` in buf (joints, characters and point
@@ -1445,6 +1489,7 @@ int main(void)
         cmocka_unit_test(test_lua_strict_children_leave_nothing),
         cmocka_unit_test(test_damaged_snapshot_parts_refused),
         cmocka_unit_test(test_lua_world_destroyed_while_reading_args),
+        cmocka_unit_test(test_null_lists_only_count),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }
