@@ -209,6 +209,10 @@ static int p_get(ct_world_o *w, ct_entity_t e, float out[3], int field, const ch
     const physics__v3 *v = point_field(w, e, what, field);
     if (!v)
         return CT_ERR_NOT_FOUND;
+    if (!out) {
+        refuse(what, w, e, "out (NULL)");
+        return CT_ERR_INVALID;
+    }
     v3_store(*v, out);
     return 0;
 }
@@ -545,6 +549,20 @@ static body_ref changed_body(ct_world_o *w, ct_entity_t e, const char *what)
     return r;
 }
 
+/* find_body for a call that reads the body into out (named `field`): CT_ERR_INVALID (logged
+ * naming the call, the world, the entity and the field) when out is NULL, where the call wrote
+ * through it (SIGSEGV). */
+static body_ref read_body(ct_world_o *w, ct_entity_t e, const void *out, const char *field,
+                          const char *what)
+{
+    body_ref r = find_body(w, e, what);
+    if (!r.err && !out) {
+        refuse(what, w, e, "%s (NULL)", field);
+        r = (body_ref){.err = CT_ERR_INVALID};
+    }
+    return r;
+}
+
 /* Velocities and forces are for dynamic and kinematic bodies. */
 static bool movable(body_ref r, const char *what, ct_world_o *w, ct_entity_t e)
 {
@@ -578,7 +596,7 @@ static int b_set_velocity(ct_world_o *w, ct_entity_t e, const float v[3])
 
 static int b_velocity(ct_world_o *w, ct_entity_t e, float out[3])
 {
-    const body_ref r = find_body(w, e, "velocity");
+    const body_ref r = read_body(w, e, out, "out", "velocity");
     if (!r.err)
         v3_store(r.b->velocity[r.i], out);
     return r.err;
@@ -594,7 +612,7 @@ static int b_add_force(ct_world_o *w, ct_entity_t e, const float f[3])
 
 static int b_position(ct_world_o *w, ct_entity_t e, float out[3])
 {
-    const body_ref r = find_body(w, e, "position");
+    const body_ref r = read_body(w, e, out, "out", "position");
     if (!r.err)
         v3_store(r.b->position[r.i], out);
     return r.err;
@@ -627,7 +645,10 @@ static void set_gravity(ct_world_o *w, const float g[3])
 static void gravity(ct_world_o *w, float out[3])
 {
     physics__body_manager *m = bodies_of(w, "gravity");
-    v3_store(m ? m->scene.gravity : v3(0, 0, 0), out);
+    if (out)
+        v3_store(m ? m->scene.gravity : v3(0, 0, 0), out);
+    else
+        PHYSICS_LOG(CT_LOG_ERROR, "gravity: world %p: out (NULL) refused", (void *)w);
 }
 
 /* The questions a ray or sphere query cannot ask: a NULL or not finite origin or centre, a NULL,
@@ -757,6 +778,10 @@ bool physics__shape_cast(ct_world_o *w, const ct_rigid_body_desc_t *shape, const
 static const void *events(ct_world_o *w, uint32_t *size)
 {
     physics__body_manager *m = bodies_of(w, "events");
+    if (!size) {
+        PHYSICS_LOG(CT_LOG_ERROR, "events: world %p: size (NULL) refused", (void *)w);
+        return NULL;
+    }
     *size = m ? m->scene.events.size : 0;
     return m ? m->scene.events.bytes : NULL;
 }
@@ -803,7 +828,8 @@ static int set_collision_filter(ct_world_o *w, ct_entity_t e, uint32_t layer, ui
 
 static int collision_filter(ct_world_o *w, ct_entity_t e, uint32_t *layer, uint32_t *mask)
 {
-    const body_ref r = find_body(w, e, "collision_filter");
+    const body_ref r =
+        read_body(w, e, layer && mask ? layer : NULL, "layer, mask", "collision_filter");
     if (r.err)
         return r.err;
     const physics__sensor *sensor = physics__sensors_find(r.s, e.id);
@@ -822,7 +848,7 @@ static int set_user_data(ct_world_o *w, ct_entity_t e, uint64_t data)
 
 static int user_data(ct_world_o *w, ct_entity_t e, uint64_t *out)
 {
-    const body_ref r = find_body(w, e, "user_data");
+    const body_ref r = read_body(w, e, out, "out", "user_data");
     if (!r.err)
         *out = r.b->user_data[r.i];
     return r.err;
@@ -922,7 +948,7 @@ static bool quat_ok(const float q[4], const char *what, ct_world_o *w, ct_entity
 
 static int b_rotation(ct_world_o *w, ct_entity_t e, float out[4])
 {
-    const body_ref r = find_body(w, e, "rotation");
+    const body_ref r = read_body(w, e, out, "out", "rotation");
     if (!r.err) {
         const physics__quat q = r.b->rotation[r.i];
         out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
@@ -948,7 +974,7 @@ static int b_set_rotation(ct_world_o *w, ct_entity_t e, const float q[4])
 
 static int b_angular_velocity(ct_world_o *w, ct_entity_t e, float out[3])
 {
-    const body_ref r = find_body(w, e, "angular_velocity");
+    const body_ref r = read_body(w, e, out, "out", "angular_velocity");
     if (!r.err)
         v3_store(r.b->angular[r.i], out);
     return r.err;
@@ -1035,7 +1061,7 @@ static int b_set_locks(ct_world_o *w, ct_entity_t e, uint32_t locks)
 
 static int b_locks(ct_world_o *w, ct_entity_t e, uint32_t *out)
 {
-    const body_ref r = find_body(w, e, "locks");
+    const body_ref r = read_body(w, e, out, "out", "locks");
     if (!r.err)
         *out = r.b->locks[r.i];
     return r.err;
@@ -1263,6 +1289,12 @@ static int j_value(ct_world_o *w, ct_physics_joint_t j, float *out)
     const physics__joint *jt = joint_of(w, j, "joint_value", &m);
     if (!jt)
         return CT_ERR_NOT_FOUND;
+    if (!out) {
+        snprintf(physics__refusal, sizeof physics__refusal, "out (NULL)");
+        PHYSICS_LOG(CT_LOG_ERROR, "joint_value: world %p, joint %u: out (NULL) refused", (void *)w,
+                    j.id);
+        return CT_ERR_INVALID;
+    }
     *out = physics__joint_value(&m->scene, jt);
     return 0;
 }

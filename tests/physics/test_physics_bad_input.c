@@ -1203,7 +1203,8 @@ static const char lua_strict_children[] =
     "    assert(not ok and err:find('strict: no field', 1, true), err)\n"
     "  end\n"
     "  assert(not pcall(Actor.shape, w, x))\n"
-    "  Physics.add_compound(w, x, { hull, { shape = 'sphere', radius = 0.5, position = {0, 1, 0} } })\n"
+    "  local ball = { shape = 'sphere', radius = 0.5, position = {0, 1, 0} }\n"
+    "  Physics.add_compound(w, x, { hull, ball })\n"
     "  assert(Actor.shape(w, x) == 'compound')\n"
     "end\n";
 
@@ -1291,6 +1292,64 @@ static void test_null_lists_only_count(void **state)
     log__set_sink(NULL, NULL);
     t->worlds->destroy_world(w);
     t->entity->destroy_batch(e, 3);
+}
+
+/* The log holds `want` (printf-style, naming the world first) (and is emptied). */
+static void expect_logged_world(ct_world_o *w, const char *want_fmt)
+{
+    char want[160];
+    snprintf(want, sizeof want, want_fmt, (void *)w);
+    if (!strstr(captured, want))
+        fail_msg("'%s' does not hold '%s'", captured, want);
+    captured[0] = '\0';
+}
+
+/* The calls that read a body, a point mass, a joint or the world into an out given NULL: each is
+ * refused (CT_ERR_INVALID; gravity and events, which answer nothing, do nothing), logged naming
+ * the call, the world, the entity (or the joint) and the field. Before, each wrote through NULL
+ * (SIGSEGV). */
+static void test_null_outs_refused(void **state)
+{
+    (void)state;
+    ct_entity_t e[3];
+    ct_world_o *w = world_with_character("null_outs", e);
+    const ct_rigid_body_desc_t ball = ball_desc(2, 3, 0, 0.25f);
+    assert_int_equal(p4->add_rigid_body(w, e[2], &ball), 0);
+    const ct_joint_desc_t hang = {.type = CT_JOINT_BALL, .anchor = {2, 4, 0}, .axis = {1, 0, 0}};
+    ct_physics_joint_t j;
+    assert_int_equal(p4->add_joint(w, e[2], (ct_entity_t){0}, &hang, &j), 0);
+    const ct_entity_t point = t->entity->create();
+    const ct_point_mass_desc_t pm = {.mass = 2, .position = {0, 10, 0}};
+    assert_int_equal(p4->add_point_mass(w, point, &pm), 0);
+    p4->simulate(w, step);
+    captured[0] = '\0';
+    log__set_sink(capture, NULL);
+    expect_refused_by(p4->velocity(w, e[2], NULL), w, e[2], "velocity", "out (NULL)");
+    expect_refused_by(p4->position(w, e[2], NULL), w, e[2], "position", "out (NULL)");
+    expect_refused_by(p4->rotation(w, e[2], NULL), w, e[2], "rotation", "out (NULL)");
+    expect_refused_by(p4->angular_velocity(w, e[2], NULL), w, e[2], "angular_velocity",
+                      "out (NULL)");
+    expect_refused_by(p4->locks(w, e[2], NULL), w, e[2], "locks", "out (NULL)");
+    expect_refused_by(p4->user_data(w, e[2], NULL), w, e[2], "user_data", "out (NULL)");
+    uint32_t mask;
+    expect_refused_by(p4->collision_filter(w, e[2], NULL, &mask), w, e[2], "collision_filter",
+                      "layer, mask (NULL)");
+    expect_refused_by(p4->point_position(w, point, NULL), w, point, "point_position",
+                      "out (NULL)");
+    expect_refused_by(p4->point_velocity(w, point, NULL), w, point, "point_velocity",
+                      "out (NULL)");
+    assert_int_equal(p4->joint_value(w, j, NULL), CT_ERR_INVALID);
+    char joint[96];
+    snprintf(joint, sizeof joint, "joint_value: world %%p, joint %u: out (NULL) refused", j.id);
+    expect_logged_world(w, joint);
+    p4->gravity(w, NULL);
+    expect_logged_world(w, "gravity: world %p: out (NULL) refused");
+    assert_null(p4->events(w, NULL));
+    expect_logged_world(w, "events: world %p: size (NULL) refused");
+    log__set_sink(NULL, NULL);
+    t->worlds->destroy_world(w);
+    t->entity->destroy_batch(e, 3);
+    t->entity->destroy(point);
 }
 
 /* ---- damaged snapshots ---------------------------------------------------------------------- */
@@ -1490,6 +1549,7 @@ int main(void)
         cmocka_unit_test(test_damaged_snapshot_parts_refused),
         cmocka_unit_test(test_lua_world_destroyed_while_reading_args),
         cmocka_unit_test(test_null_lists_only_count),
+        cmocka_unit_test(test_null_outs_refused),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }
