@@ -309,8 +309,8 @@ static void test_scene_of_many_nodes_compiles(void **state)
              "AAAAwAAAAAAAAADAAAAAQAAAAAAAAADAAAAAwAAAAAAAAABAAAAAQAAAAAAAAABAAAACAAEAAQACAAMA\"}],"
              "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":48},"
              "{\"buffer\":0,\"byteOffset\":48,\"byteLength\":12}],"
-             "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":4,\"type\":\"VEC3\","
-             "\"min\":[-2,0,-2],\"max\":[2,0,2]},"
+             "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":4,"
+             "\"type\":\"VEC3\",\"min\":[-2,0,-2],\"max\":[2,0,2]},"
              "{\"bufferView\":1,\"componentType\":5123,\"count\":6,\"type\":\"SCALAR\"}]}");
     write_file("meshes/city.gltf", text);
     free(text);
@@ -320,7 +320,8 @@ static void test_scene_of_many_nodes_compiles(void **state)
     spawn("levels/city",
           "entities = [\n"
           "  { name = \"city\" components = { transform = {}\n"
-          "      body = { kind = \"static\" shape = { type = \"mesh\" mesh = \"meshes/city\" } } } }\n"
+          "      body = { kind = \"static\"\n"
+          "               shape = { type = \"mesh\" mesh = \"meshes/city\" } } } }\n"
           "  { name = \"ball\" components = { transform = { position = [-5 1 0] }\n"
           "      body = { shape = \"sphere\" radius = 0.2 rotates = true } } }\n"
           "]\n",
