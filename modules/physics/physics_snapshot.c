@@ -41,7 +41,7 @@
 #include <string.h>
 
 #define SNAPSHOT_MAGIC 0x53505443u /* "CTPS" */
-#define SNAPSHOT_VERSION 5u
+#define SNAPSHOT_VERSION 6u
 
 typedef struct snapshot__header {
     uint32_t magic, version, size;
@@ -51,17 +51,24 @@ typedef struct snapshot__header {
     uint64_t digest; /* of the bodies' entities and kinds, in instance order */
 } snapshot__header;
 
-/* A body's flag byte: which of its optional members follow, and its sleep. */
+/* A body's flags, a varint: which of its optional members follow, and its sleep. A moving body's
+ * fit in its first byte. */
 enum {
-    BODY_VELOCITY = 1u,
-    BODY_ANGULAR = 2u,
-    BODY_FORCE = 4u,
-    BODY_TORQUE = 8u,
-    BODY_ASLEEP = 16u, /* its island's label follows */
-    BODY_REST = 32u,   /* its rest time follows */
-    BODY_ROTATION = 64u, /* its rotation follows (else the identity) */
-    BODY_STATIC = 128u,  /* a static body at rest: nothing follows, nothing is restored */
+    BODY_STATIC = 1u, /* a static body at rest: nothing follows, nothing is restored */
+    BODY_VELOCITY = 2u,
+    BODY_ANGULAR = 4u,
+    BODY_ROTATION = 8u, /* its rotation follows (else the identity) */
+    BODY_ASLEEP = 16u,  /* its island's label follows */
+    BODY_REST = 32u,    /* its rest time follows */
+    BODY_FORCE = 64u,
+    BODY_TORQUE = 128u,
+    BODY_PLAIN = 256u, /* BODY_PLAIN << v: vector v (BODY_VECTORS) is written as its floats' bits */
+    BODY_FLAGS = BODY_PLAIN << 4, /* past the last flag */
 };
+
+/* The vectors of a body told from the bodies before (snapshot__trend): its position, its
+ * rotation's x, y and z, its velocities. */
+enum { VECTOR_POSITION, VECTOR_ROTATION, VECTOR_VELOCITY, VECTOR_ANGULAR, BODY_VECTORS };
 
 /* A rigid contact is written as: a head varint, a flag byte, what its flags say follows (its
  * sleep, reference face and margin), the poses written, its impulses.
@@ -95,7 +102,8 @@ enum {
 
 /* The impulses' head varint: none (all zero), seven plain floats (never: the world keeps them
  * quantised, physics__rigid_quantise, but a snapshot need not trust that), or else
- * IMPULSES_STEP + zigzag(x), x the exponent of the step they are multiples of. */
+ * IMPULSES_STEP + (zigzag(x) << 1 | r), x the exponent of the step they are multiples of, r whether
+ * they are told from the reference contact's (impulse_predict). */
 #define IMPULSES_NONE 0u
 #define IMPULSES_PLAIN 1u
 #define IMPULSES_STEP 2u
@@ -188,11 +196,25 @@ static float float_of_sparse(uint64_t v)
 }
 
 /* The float f, as the smaller of its difference from `near` (zigzag) and its sparse bits, the
- * low bit saying which, in 7-bit groups. */
-static void out_float_near(snapshot__out *o, float f, float near)
+ * low bit saying which (out_float_near writes it in 7-bit groups). */
+static uint64_t float_near_code(float f, float near)
 {
     const uint64_t d = zigzag(float_order(f) - float_order(near)), sp = float_sparse(f);
-    out_varint(o, d <= sp ? d << 1 : sp << 1 | 1u);
+    return d <= sp ? d << 1 : sp << 1 | 1u;
+}
+
+static void out_float_near(snapshot__out *o, float f, float near)
+{
+    out_varint(o, float_near_code(f, near));
+}
+
+/* The bytes out_varint writes for v. */
+static uint32_t varint_size(uint64_t v)
+{
+    uint32_t n = 1;
+    for (; v >= 0x80u; v >>= 7)
+        n++;
+    return n;
 }
 
 /* Some bit of the n bytes is set (a -0.0f counts: the next step would read it). */
@@ -262,6 +284,70 @@ static float in_float_near(snapshot__in *in, float near)
     return float_of_order(k);
 }
 
+/* The last two of each body vector written (BODY_VECTORS; bodies without it left out). A level's
+ * bodies are put in rows, a row's spaced alike and at rest alike, so a vector is told from the one
+ * before moved as that one moved from the one before it (a pyramid's positions take 1.7 bytes a
+ * float so, its velocities 3.3). */
+typedef struct snapshot__trend {
+    physics__v3 last[BODY_VECTORS], before[BODY_VECTORS];
+    uint32_t seen[BODY_VECTORS]; /* how many of the two are set */
+} snapshot__trend;
+
+/* What vector v is told from: float operations on written floats only (the reader makes the same
+ * bits). */
+static physics__v3 trend_predict(const snapshot__trend *t, uint32_t v)
+{
+    if (t->seen[v] < 2)
+        return t->seen[v] ? t->last[v] : v3(0.0f, 0.0f, 0.0f);
+    const physics__v3 last = t->last[v], p = v3_add(last, v3_sub(last, t->before[v]));
+    return v3_finite(p) ? p : last;
+}
+
+static void trend_push(snapshot__trend *t, uint32_t v, physics__v3 x)
+{
+    t->before[v] = t->last[v];
+    t->last[v] = x;
+    t->seen[v] = t->seen[v] < 2u ? t->seen[v] + 1u : 2u;
+}
+
+/* Whether vector v of a body, x, takes fewer bytes as its floats' bits than told from the trend
+ * (bodies apart, or moving apart). */
+static bool vector_plain(const snapshot__trend *t, uint32_t v, physics__v3 x)
+{
+    const physics__v3 near = trend_predict(t, v);
+    return varint_size(float_near_code(x.x, near.x)) + varint_size(float_near_code(x.y, near.y)) +
+               varint_size(float_near_code(x.z, near.z)) >
+           sizeof x;
+}
+
+static void out_vector(snapshot__out *o, snapshot__trend *t, uint32_t v, physics__v3 x, bool plain)
+{
+    if (plain) {
+        out_put(o, &x, sizeof x);
+    } else {
+        const physics__v3 near = trend_predict(t, v);
+        out_float_near(o, x.x, near.x);
+        out_float_near(o, x.y, near.y);
+        out_float_near(o, x.z, near.z);
+    }
+    trend_push(t, v, x);
+}
+
+static physics__v3 in_vector(snapshot__in *in, snapshot__trend *t, uint32_t v, bool plain)
+{
+    physics__v3 x;
+    if (plain) {
+        in_take(in, &x, sizeof x);
+    } else {
+        const physics__v3 near = trend_predict(t, v);
+        x.x = in_float_near(in, near.x);
+        x.y = in_float_near(in, near.y);
+        x.z = in_float_near(in, near.z);
+    }
+    trend_push(t, v, x);
+    return x;
+}
+
 /* FNV-1a over the bodies' entity ids and kinds: a snapshot restores only into the bodies it was
  * saved from. */
 static uint64_t bodies_digest(const physics__bodies *b)
@@ -282,7 +368,7 @@ typedef struct snapshot__body {
     physics__quat rotation;
     float rest;
     uint32_t island;
-    uint8_t flags;
+    uint32_t flags;
 } snapshot__body;
 
 /* A body's pose: what a contact's manifold was found at. */
@@ -374,19 +460,19 @@ static float rotation_w(physics__quat q)
     return sqrtf(f_max(0.0f, 1.0f - (q.x * q.x + q.y * q.y + q.z * q.z)));
 }
 
-/* A rotation: x, y, z, then w as its difference from rotation_w with its sign in the low bit
- * (a byte for a rotation the world normalised). */
-static void out_rotation(snapshot__out *o, physics__quat q)
+/* A rotation: x, y, z (a vector of the trend), then w as its difference from rotation_w with its
+ * sign in the low bit (a byte for a rotation the world normalised). */
+static void out_rotation(snapshot__out *o, snapshot__trend *t, physics__quat q, bool plain)
 {
-    out_put(o, &q, 3 * sizeof(float));
+    out_vector(o, t, VECTOR_ROTATION, v3(q.x, q.y, q.z), plain);
     const uint64_t d = zigzag(float_order(fabsf(q.w)) - float_order(rotation_w(q)));
     out_varint(o, d << 1 | (signbit(q.w) ? 1u : 0u));
 }
 
-static physics__quat in_rotation(snapshot__in *in)
+static physics__quat in_rotation(snapshot__in *in, snapshot__trend *t, bool plain)
 {
-    physics__quat q = {0, 0, 0, 1};
-    in_take(in, &q, 3 * sizeof(float));
+    const physics__v3 xyz = in_vector(in, t, VECTOR_ROTATION, plain);
+    physics__quat q = {xyz.x, xyz.y, xyz.z, 1.0f};
     const uint64_t v = in_varint(in);
     const int64_t k = float_order(rotation_w(q)) + unzigzag(v >> 1);
     if (!in->ok || v >> 34 || k < 0 || k > (int64_t)0x7fffffff) {
@@ -483,11 +569,53 @@ static uint32_t impulses_of(const physics__rigid_cached *c, uint32_t n, float v[
     return n + 3u;
 }
 
+/* The reference contact's impulses (keys_reference) as multiples of 2^x, into r; false when there
+ * is none to tell c's from (no reference, another point count, no impulses). */
+static bool impulses_reference(const physics__rigid_cached *ref, uint32_t n, int x, int64_t r[7])
+{
+    if (!ref || ref->count != n)
+        return false;
+    float v[7];
+    const uint32_t count = impulses_of(ref, n, v);
+    bool any = false;
+    for (uint32_t k = 0; k < count; k++) {
+        /* (Exact: a power of two's scaling and a rounding; past the multiples' range, 0.) */
+        const float m = rintf(ldexpf(v[k], -x));
+        r[k] = fabsf(m) < 8388608.0f ? (int64_t)m : 0;
+        any = any || r[k];
+    }
+    return any;
+}
+
+/* What the k-th multiple of a contact's impulses (m, its n normal ones then friction and twist)
+ * is told from, m[0..k) known. Without a reference (r NULL): a normal one from the one before (a
+ * face's points carry alike), the fourth of a face from the plane of the other three (its corners
+ * go round the face), the rest from 0. With one: the reference's, the normal ones moved as the
+ * one before differs from the reference's (a row's contacts carry alike, a bit more each). */
+static int64_t impulse_predict(const int64_t *m, uint32_t k, uint32_t n, const int64_t *r)
+{
+    if (k == 0 || k >= n)
+        return r ? r[k] : 0;
+    if (r)
+        return m[k - 1] + (r[k] - r[k - 1]);
+    return k == 3 ? m[0] + (m[2] - m[1]) : m[k - 1];
+}
+
+/* The bytes of the multiples m as told from r (or without it, NULL). */
+static uint32_t impulses_size(const int64_t *m, uint32_t count, uint32_t n, const int64_t *r)
+{
+    uint32_t size = 0;
+    for (uint32_t k = 0; k < count; k++)
+        size += varint_size(zigzag(m[k] - impulse_predict(m, k, n, r)));
+    return size;
+}
+
 /* The impulses (IMPULSES_*): as multiples of 2^x, the exponent physics__rigid_quantise rounded
- * them with (or, should they not all be multiples of it, plain). The first normal impulse as its
- * multiple, the next ones as the difference from the one before (a face's points carry alike),
- * friction and twist as theirs (all zigzagged). */
-static void out_impulses(snapshot__out *o, const physics__rigid_cached *c, uint32_t n)
+ * them with (or, should they not all be multiples of it, plain), each as its difference from
+ * impulse_predict's (zigzagged), with or without the reference contact's (ref), whichever takes
+ * fewer bytes. */
+static void out_impulses(snapshot__out *o, const physics__rigid_cached *c, uint32_t n,
+                         const physics__rigid_cached *ref)
 {
     float v[7], largest = 0.0f;
     const uint32_t count = impulses_of(c, n, v);
@@ -517,28 +645,33 @@ static void out_impulses(snapshot__out *o, const physics__rigid_cached *c, uint3
         out_put(o, v, count * sizeof *v);
         return;
     }
-    out_varint(o, IMPULSES_STEP + zigzag(x));
-    int64_t before = 0;
-    for (uint32_t k = 0; k < count; k++) {
-        const int64_t m = (int64_t)ldexpf(v[k], -x);
-        out_varint(o, zigzag(k > 0 && k < n ? m - before : m));
-        before = m;
-    }
+    int64_t m[7], r[7];
+    for (uint32_t k = 0; k < count; k++)
+        m[k] = (int64_t)ldexpf(v[k], -x);
+    const bool told = impulses_reference(ref, n, x, r) &&
+                      impulses_size(m, count, n, r) < impulses_size(m, count, n, NULL);
+    out_varint(o, IMPULSES_STEP + (zigzag(x) << 1 | told));
+    for (uint32_t k = 0; k < count; k++)
+        out_varint(o, zigzag(m[k] - impulse_predict(m, k, n, told ? r : NULL)));
 }
 
-/* The prediction of contact keys (see the head's comment), the same for writing and reading. */
+/* The prediction of contact keys (see the head's comment), the same for writing and reading, and
+ * of the contacts their impulses are told from. */
 typedef struct snapshot__keys {
     uint32_t last_a, last_b;
     uint32_t k;      /* contacts of the current a so far */
     uint32_t prev_n; /* offsets kept of the a before */
     int64_t last_offset;
     int64_t prev[KEY_GROUP], offset[KEY_GROUP];
+    /* The contacts of the a before and of this one (as written or read), and the last one. */
+    const physics__rigid_cached *prev_at[KEY_GROUP], *at[KEY_GROUP], *last;
 } snapshot__keys;
 
 /* A new a begins. */
 static void keys_next_a(snapshot__keys *x)
 {
     memcpy(x->prev, x->offset, sizeof x->prev);
+    memcpy(x->prev_at, x->at, sizeof x->prev_at);
     x->prev_n = x->k < KEY_GROUP ? x->k : KEY_GROUP;
     x->k = 0;
 }
@@ -548,14 +681,22 @@ static int64_t keys_predict(const snapshot__keys *x)
     return x->k < x->prev_n ? x->prev[x->k] : x->k ? x->last_offset + 1 : 1;
 }
 
-static void keys_take(snapshot__keys *x, uint32_t ea, uint32_t eb)
+/* The contact whose impulses the next one's are told from: the one of the a before in its place
+ * (the same neighbour one along the row), else the one before (NULL for the first). */
+static const physics__rigid_cached *keys_reference(const snapshot__keys *x)
+{
+    return x->k < x->prev_n ? x->prev_at[x->k] : x->last;
+}
+
+static void keys_take(snapshot__keys *x, uint32_t ea, uint32_t eb, const physics__rigid_cached *c)
 {
     const int64_t offset = (int64_t)eb - (int64_t)ea;
     if (x->k < KEY_GROUP)
-        x->offset[x->k] = offset;
+        x->offset[x->k] = offset, x->at[x->k] = c;
     x->k++;
     x->last_offset = offset;
     x->last_a = ea, x->last_b = eb;
+    x->last = c;
 }
 
 /* One rigid contact (i, j: its bodies' instances). */
@@ -573,7 +714,8 @@ static void out_contact(snapshot__out *o, const physics__bodies *b, snapshot__se
     out_varint(o, zigzag(miss) << 4 | (uint64_t)(n - 1u) << 2 | (step < 3u ? step : 3u));
     if (step >= 3u)
         out_varint(o, step - 3u);
-    keys_take(keys, ea, eb);
+    const physics__rigid_cached *ref = keys_reference(keys);
+    keys_take(keys, ea, eb, c);
     const uint32_t code_a = pose_code(seen, i, b->position[i], b->rotation[i], g->pa, g->qa);
     const uint32_t code_b = pose_code(seen, j, b->position[j], b->rotation[j], g->pb, g->qb);
     /* (Margin code 0: the margin of a pair at rest against each other.) */
@@ -595,7 +737,7 @@ static void out_contact(snapshot__out *o, const physics__bodies *b, snapshot__se
                                                  b->position[i], b->rotation[i]);
         out_pose(o, &near, g->pb, g->qb);
     }
-    out_impulses(o, c, n);
+    out_impulses(o, c, n, ref);
 }
 
 /* Everything after the header, into o (counted only when o->at is NULL). */
@@ -604,31 +746,42 @@ static void snapshot__write(const physics__scene *s, const physics__points *p, s
 {
     const physics__bodies *b = &s->bodies;
     const physics__quat identity = quat_identity();
+    snapshot__trend trend = {0};
     for (uint32_t i = 0; i < b->n; i++) {
         if (body_static(b, i)) {
-            out_u8(o, BODY_STATIC);
+            out_varint(o, BODY_STATIC);
             continue;
         }
-        const uint8_t flags =
-            (uint8_t)((any_bit(&b->velocity[i], sizeof(physics__v3)) ? BODY_VELOCITY : 0u) |
-                      (any_bit(&b->angular[i], sizeof(physics__v3)) ? BODY_ANGULAR : 0u) |
-                      (any_bit(&b->force[i], sizeof(physics__v3)) ? BODY_FORCE : 0u) |
-                      (any_bit(&b->torque[i], sizeof(physics__v3)) ? BODY_TORQUE : 0u) |
-                      (b->asleep[i] ? BODY_ASLEEP : 0u) |
-                      (any_bit(&b->rest[i], sizeof(float)) ? BODY_REST : 0u) |
-                      (memcmp(&b->rotation[i], &identity, sizeof identity) ? BODY_ROTATION : 0u));
-        out_u8(o, flags);
+        uint32_t flags = (any_bit(&b->velocity[i], sizeof(physics__v3)) ? BODY_VELOCITY : 0u) |
+                         (any_bit(&b->angular[i], sizeof(physics__v3)) ? BODY_ANGULAR : 0u) |
+                         (any_bit(&b->force[i], sizeof(physics__v3)) ? BODY_FORCE : 0u) |
+                         (any_bit(&b->torque[i], sizeof(physics__v3)) ? BODY_TORQUE : 0u) |
+                         (b->asleep[i] ? BODY_ASLEEP : 0u) |
+                         (any_bit(&b->rest[i], sizeof(float)) ? BODY_REST : 0u) |
+                         (memcmp(&b->rotation[i], &identity, sizeof identity) ? BODY_ROTATION : 0u);
+        const physics__quat q = b->rotation[i];
+        const physics__v3 vector[BODY_VECTORS] = {b->position[i], v3(q.x, q.y, q.z),
+                                                  b->velocity[i], b->angular[i]};
+        const bool has[BODY_VECTORS] = {true, flags & BODY_ROTATION, flags & BODY_VELOCITY,
+                                        flags & BODY_ANGULAR};
+        for (uint32_t v = 0; v < BODY_VECTORS; v++)
+            if (has[v] && vector_plain(&trend, v, vector[v]))
+                flags |= BODY_PLAIN << v;
+        out_varint(o, flags);
         if (flags & BODY_ASLEEP)
             out_put(o, &b->island[i], sizeof(uint32_t));
         if (flags & BODY_REST)
             out_put(o, &b->rest[i], sizeof(float));
-        out_put(o, &b->position[i], sizeof(physics__v3));
+        out_vector(o, &trend, VECTOR_POSITION, b->position[i],
+                   flags & BODY_PLAIN << VECTOR_POSITION);
         if (flags & BODY_ROTATION)
-            out_rotation(o, b->rotation[i]);
+            out_rotation(o, &trend, q, flags & BODY_PLAIN << VECTOR_ROTATION);
         if (flags & BODY_VELOCITY)
-            out_put(o, &b->velocity[i], sizeof(physics__v3));
+            out_vector(o, &trend, VECTOR_VELOCITY, b->velocity[i],
+                       flags & BODY_PLAIN << VECTOR_VELOCITY);
         if (flags & BODY_ANGULAR)
-            out_put(o, &b->angular[i], sizeof(physics__v3));
+            out_vector(o, &trend, VECTOR_ANGULAR, b->angular[i],
+                       flags & BODY_PLAIN << VECTOR_ANGULAR);
         if (flags & BODY_FORCE)
             out_put(o, &b->force[i], sizeof(physics__v3));
         if (flags & BODY_TORQUE)
@@ -761,28 +914,44 @@ static bool speed_ok(physics__v3 v, float max)
 static const char *read_bodies(const physics__scene *s, snapshot__read *r, snapshot__in *in)
 {
     const physics__bodies *b = &s->bodies;
+    snapshot__trend trend = {0};
     for (uint32_t i = 0; i < b->n; i++) {
         snapshot__body *x = &r->body[i];
-        x->flags = in_u8(in);
+        const uint64_t flags = in_varint(in);
+        x->flags = (uint32_t)flags;
         x->rotation = quat_identity();
-        if (x->flags & BODY_STATIC) {
-            if (x->flags != BODY_STATIC || b->kind[i] != CT_BODY_STATIC)
+        if (!in->ok)
+            return CUT;
+        if (flags & BODY_STATIC) {
+            if (flags != BODY_STATIC || b->kind[i] != CT_BODY_STATIC)
                 return "the snapshot's bodies are not those of the world (a static one is not)";
             x->position = b->position[i];
             x->rotation = b->rotation[i];
             continue;
         }
-        if (x->flags & BODY_ASLEEP)
+        /* (A vector's plain flag only where the vector is written.) */
+        const uint64_t has = BODY_PLAIN << VECTOR_POSITION |
+                             (flags & BODY_ROTATION ? BODY_PLAIN << VECTOR_ROTATION : 0u) |
+                             (flags & BODY_VELOCITY ? BODY_PLAIN << VECTOR_VELOCITY : 0u) |
+                             (flags & BODY_ANGULAR ? BODY_PLAIN << VECTOR_ANGULAR : 0u);
+        if (flags >= BODY_FLAGS || (flags & ~(uint64_t)(BODY_PLAIN - 1u) & ~has))
+            return "a body's flags in the snapshot are damaged";
+        if (flags & BODY_ASLEEP)
             in_take(in, &x->island, sizeof x->island);
-        if (x->flags & BODY_REST)
+        if (flags & BODY_REST)
             in_take(in, &x->rest, sizeof x->rest);
-        in_take(in, &x->position, sizeof x->position);
-        if (x->flags & BODY_ROTATION)
-            x->rotation = in_rotation(in);
-        physics__v3 *v[4] = {&x->velocity, &x->angular, &x->force, &x->torque};
-        for (unsigned k = 0; k < 4; k++)
-            if (x->flags & (1u << k))
-                in_take(in, v[k], sizeof *v[k]);
+        x->position = in_vector(in, &trend, VECTOR_POSITION, flags & BODY_PLAIN << VECTOR_POSITION);
+        if (flags & BODY_ROTATION)
+            x->rotation = in_rotation(in, &trend, flags & BODY_PLAIN << VECTOR_ROTATION);
+        if (flags & BODY_VELOCITY)
+            x->velocity =
+                in_vector(in, &trend, VECTOR_VELOCITY, flags & BODY_PLAIN << VECTOR_VELOCITY);
+        if (flags & BODY_ANGULAR)
+            x->angular = in_vector(in, &trend, VECTOR_ANGULAR, flags & BODY_PLAIN << VECTOR_ANGULAR);
+        if (flags & BODY_FORCE)
+            in_take(in, &x->force, sizeof x->force);
+        if (flags & BODY_TORQUE)
+            in_take(in, &x->torque, sizeof x->torque);
         if (!in->ok)
             return CUT;
         if (!v3_within(x->position, CT_PHYSICS_MAX_POSITION))
@@ -831,8 +1000,9 @@ static bool read_pose(snapshot__read *r, uint32_t i, const snapshot__pose *near,
     return true;
 }
 
-/* A contact's impulses (out_impulses) into c; NULL, or why not. */
-static const char *read_impulses(snapshot__in *in, physics__rigid_cached *c, uint32_t n)
+/* A contact's impulses (out_impulses, told from ref's or not) into c; NULL, or why not. */
+static const char *read_impulses(snapshot__in *in, physics__rigid_cached *c, uint32_t n,
+                                 const physics__rigid_cached *ref)
 {
     float v[7] = {0};
     const uint32_t count = n + 3u;
@@ -840,18 +1010,21 @@ static const char *read_impulses(snapshot__in *in, physics__rigid_cached *c, uin
     if (head == IMPULSES_PLAIN) {
         in_take(in, v, count * sizeof *v);
     } else if (head != IMPULSES_NONE) {
-        const int64_t x = head >> 12 ? 1000 : unzigzag(head - IMPULSES_STEP);
+        const uint64_t code = head - IMPULSES_STEP;
+        const int64_t x = code >> 12 ? 1000 : unzigzag(code >> 1);
         if (x < -400 || x > 400)
             in->ok = false;
-        int64_t before = 0;
+        int64_t m[7] = {0}, r[7];
+        const bool told = (code & 1u) != 0;
+        if (in->ok && told && !impulses_reference(ref, n, (int)x, r))
+            return "a contact's impulses in the snapshot are told from a contact that has none";
         for (uint32_t k = 0; k < count && in->ok; k++) {
             const uint64_t z = in_varint(in);
             const int64_t d = z >> 48 ? INT64_MAX / 2 : unzigzag(z);
-            const int64_t m = k > 0 && k < n ? before + d : d;
-            if (m <= -(1 << 22) || m >= (1 << 22))
+            m[k] = impulse_predict(m, k, n, told ? r : NULL) + d;
+            if (m[k] <= -(1 << 22) || m[k] >= (1 << 22))
                 in->ok = false;
-            v[k] = in->ok ? ldexpf((float)m, (int)x) : 0.0f;
-            before = m;
+            v[k] = in->ok ? ldexpf((float)m[k], (int)x) : 0.0f;
         }
     }
     if (!in->ok)
@@ -897,7 +1070,8 @@ static const char *read_rigid(const physics__scene *s, snapshot__read *r, snapsh
         sub = again ? sub + 1u : 0u;
         if (sub >= PHYSICS_MESH_MANIFOLDS)
             return "a pair of the snapshot has more contacts than a pair can have";
-        keys_take(&keys, (uint32_t)ea, (uint32_t)eb);
+        const physics__rigid_cached *ref = keys_reference(&keys);
+        keys_take(&keys, (uint32_t)ea, (uint32_t)eb, c);
         c->key = ea << 32 | (uint64_t)eb;
         c->sub = (uint16_t)sub;
         const uint32_t n = (uint32_t)(head >> 2 & 3u) + 1u;
@@ -932,7 +1106,7 @@ static const char *read_rigid(const physics__scene *s, snapshot__read *r, snapsh
         if (!ok)
             return in->ok ? "a contact's pose in the snapshot is damaged (or out of range)" : CUT;
         g->pa = pa.p, g->qa = pa.q, g->pb = pb.p, g->qb = pb.q;
-        const char *why = read_impulses(in, c, n);
+        const char *why = read_impulses(in, c, n, ref);
         if (why)
             return why;
         /* The manifold, found again where it was found: the same inputs give the same bits. */
@@ -985,10 +1159,11 @@ static const char *snapshot__read_all(const physics__scene *s, const physics__po
     if (h->version != SNAPSHOT_VERSION) {
         r->h.rigid_cache = 0;
         return h->version < SNAPSHOT_VERSION
-                   ? "the snapshot is of an older format (its version field is below 5, the one "
-                     "this build reads: format 4 packed contacts another way and kept no sweep "
-                     "hits, format 3 had one contact a pair, format 2 carried whole manifolds)"
-                   : "the snapshot is of a newer format (its version field is past 5, the one "
+                   ? "the snapshot is of an older format (its version field is below 6, the one "
+                     "this build reads: format 5 wrote bodies' floats plain and impulses apart, "
+                     "format 4 packed contacts another way and kept no sweep hits, format 3 had "
+                     "one contact a pair, format 2 carried whole manifolds)"
+                   : "the snapshot is of a newer format (its version field is past 6, the one "
                      "this build reads)";
     }
     if (h->size != size)

@@ -152,17 +152,18 @@ static void test_restore_then_simulate_gives_the_same_hashes(void **state)
     snap[0] ^= 0xff;
     assert_int_equal(p4->restore_snapshot(s.w, snap, size), CT_ERR_INVALID);
     snap[0] ^= 0xff;
-    /* Snapshots of older formats (their version field says 3 or 4: format 4 packed contacts
-     * another way and kept no sweep hits) and of a newer one are refused. */
-    const uint32_t v5 = 5, others[3] = {3, 4, 6};
+    /* Snapshots of older formats (their version field says 4 or 5: format 5 wrote bodies'
+     * floats plain and impulses without a reference, format 4 packed contacts another way and
+     * kept no sweep hits) and of a newer one are refused. */
+    const uint32_t v6 = 6, others[3] = {4, 5, 7};
     uint32_t version;
     memcpy(&version, snap + 4, sizeof version);
-    assert_int_equal(version, v5);
+    assert_int_equal(version, v6);
     for (int k = 0; k < 3; k++) {
         memcpy(snap + 4, &others[k], sizeof others[k]);
         assert_int_equal(p4->restore_snapshot(s.w, snap, size), CT_ERR_INVALID);
     }
-    memcpy(snap + 4, &v5, sizeof v5);
+    memcpy(snap + 4, &v6, sizeof v6);
     assert_int_equal(p4->restore_snapshot(s.w, snap, size - 4), CT_ERR_INVALID);
     assert_int_equal(p4->restore_snapshot(s.w, NULL, size), CT_ERR_INVALID);
     /* Cut short with its header saying so: the packed contents run past the end. */
