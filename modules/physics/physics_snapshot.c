@@ -133,8 +133,18 @@ static void out_put(snapshot__out *o, const void *data, size_t n)
 
 static void out_u8(snapshot__out *o, uint8_t v) { out_put(o, &v, 1); }
 
+/* The bytes out_varint writes for v. */
+static uint32_t varint_size(uint64_t v)
+{
+    return (uint32_t)(64 - __builtin_clzll(v | 1u) + 6) / 7u;
+}
+
 static void out_varint(snapshot__out *o, uint64_t v)
 {
+    if (!o->at) {
+        o->n += varint_size(v);
+        return;
+    }
     while (v >= 0x80u) {
         out_u8(o, (uint8_t)(v | 0x80u));
         v >>= 7;
@@ -169,12 +179,16 @@ static int64_t unzigzag(uint64_t z)
     return z & 1u ? -(int64_t)(z >> 1) - 1 : (int64_t)(z >> 1);
 }
 
+/* The low 23 bits of m in reverse order (the 32 bits' swapped in halves, bytes, nibbles, pairs and
+ * single bits, then shifted down). */
 static uint32_t reverse23(uint32_t m)
 {
-    uint32_t r = 0;
-    for (int k = 0; k < 23; k++, m >>= 1)
-        r = r << 1 | (m & 1u);
-    return r;
+    m = m >> 16 | m << 16;
+    m = (m >> 8 & 0x00ff00ffu) | (m & 0x00ff00ffu) << 8;
+    m = (m >> 4 & 0x0f0f0f0fu) | (m & 0x0f0f0f0fu) << 4;
+    m = (m >> 2 & 0x33333333u) | (m & 0x33333333u) << 2;
+    m = (m >> 1 & 0x55555555u) | (m & 0x55555555u) << 1;
+    return m >> 9;
 }
 
 /* A float's bits with its mantissa reversed: small when the float has few significant bits (0, 1,
@@ -206,15 +220,6 @@ static uint64_t float_near_code(float f, float near)
 static void out_float_near(snapshot__out *o, float f, float near)
 {
     out_varint(o, float_near_code(f, near));
-}
-
-/* The bytes out_varint writes for v. */
-static uint32_t varint_size(uint64_t v)
-{
-    uint32_t n = 1;
-    for (; v >= 0x80u; v >>= 7)
-        n++;
-    return n;
 }
 
 /* Some bit of the n bytes is set (a -0.0f counts: the next step would read it). */
@@ -310,25 +315,27 @@ static void trend_push(snapshot__trend *t, uint32_t v, physics__v3 x)
     t->seen[v] = t->seen[v] < 2u ? t->seen[v] + 1u : 2u;
 }
 
-/* Whether vector v of a body, x, takes fewer bytes as its floats' bits than told from the trend
- * (bodies apart, or moving apart). */
-static bool vector_plain(const snapshot__trend *t, uint32_t v, physics__v3 x)
+/* Vector v of a body, x, told from the trend: its floats' codes (float_near_code), and whether it
+ * takes fewer bytes as its floats' bits (bodies apart, or moving apart). */
+static bool vector_codes(const snapshot__trend *t, uint32_t v, physics__v3 x, uint64_t code[3])
 {
     const physics__v3 near = trend_predict(t, v);
-    return varint_size(float_near_code(x.x, near.x)) + varint_size(float_near_code(x.y, near.y)) +
-               varint_size(float_near_code(x.z, near.z)) >
-           sizeof x;
+    code[0] = float_near_code(x.x, near.x);
+    code[1] = float_near_code(x.y, near.y);
+    code[2] = float_near_code(x.z, near.z);
+    return varint_size(code[0]) + varint_size(code[1]) + varint_size(code[2]) > sizeof x;
 }
 
-static void out_vector(snapshot__out *o, snapshot__trend *t, uint32_t v, physics__v3 x, bool plain)
+/* Vector v, x, as its codes (vector_codes), or plain. */
+static void out_vector(snapshot__out *o, snapshot__trend *t, uint32_t v, physics__v3 x,
+                       const uint64_t code[3], bool plain)
 {
     if (plain) {
         out_put(o, &x, sizeof x);
     } else {
-        const physics__v3 near = trend_predict(t, v);
-        out_float_near(o, x.x, near.x);
-        out_float_near(o, x.y, near.y);
-        out_float_near(o, x.z, near.z);
+        out_varint(o, code[0]);
+        out_varint(o, code[1]);
+        out_varint(o, code[2]);
     }
     trend_push(t, v, x);
 }
@@ -462,9 +469,10 @@ static float rotation_w(physics__quat q)
 
 /* A rotation: x, y, z (a vector of the trend), then w as its difference from rotation_w with its
  * sign in the low bit (a byte for a rotation the world normalised). */
-static void out_rotation(snapshot__out *o, snapshot__trend *t, physics__quat q, bool plain)
+static void out_rotation(snapshot__out *o, snapshot__trend *t, physics__quat q,
+                         const uint64_t code[3], bool plain)
 {
-    out_vector(o, t, VECTOR_ROTATION, v3(q.x, q.y, q.z), plain);
+    out_vector(o, t, VECTOR_ROTATION, v3(q.x, q.y, q.z), code, plain);
     const uint64_t d = zigzag(float_order(fabsf(q.w)) - float_order(rotation_w(q)));
     out_varint(o, d << 1 | (signbit(q.w) ? 1u : 0u));
 }
@@ -560,6 +568,19 @@ static float margin_of_code(uint64_t v)
     return k < -(int64_t)0x80000000 || k > (int64_t)0x7fffffff ? NAN : float_of_order(k);
 }
 
+/* v * 2^e, rounded as ldexpf rounds it: by a power of two a float holds, one multiplication (the
+ * same single rounding; ldexpf is a libm call, 13% of a save's and a restore's instructions). */
+static float scale2(float v, int e)
+{
+    if (e < -126 || e > 127)
+        return ldexpf(v, e);
+    const union {
+        uint32_t bits;
+        float f;
+    } p = {(uint32_t)(127 + e) << 23};
+    return v * p.f;
+}
+
 /* A contact's impulses as written: its n normal ones, then friction and twist. */
 static uint32_t impulses_of(const physics__rigid_cached *c, uint32_t n, float v[7])
 {
@@ -580,7 +601,7 @@ static bool impulses_reference(const physics__rigid_cached *ref, uint32_t n, int
     bool any = false;
     for (uint32_t k = 0; k < count; k++) {
         /* (Exact: a power of two's scaling and a rounding; past the multiples' range, 0.) */
-        const float m = rintf(ldexpf(v[k], -x));
+        const float m = rintf(scale2(v[k], -x));
         r[k] = fabsf(m) < 8388608.0f ? (int64_t)m : 0;
         any = any || r[k];
     }
@@ -631,7 +652,7 @@ static void out_impulses(snapshot__out *o, const physics__rigid_cached *c, uint3
     for (int tries = 0; tries < 2 && !plain; tries++) {
         bool exact = true;
         for (uint32_t k = 0; k < count; k++) {
-            const float m = ldexpf(v[k], -x);
+            const float m = scale2(v[k], -x);
             exact = exact && m == rintf(m) && fabsf(m) < 4194304.0f && !signbit(v[k] + 0.0f) ==
                                                                        !signbit(v[k]);
         }
@@ -647,7 +668,7 @@ static void out_impulses(snapshot__out *o, const physics__rigid_cached *c, uint3
     }
     int64_t m[7], r[7];
     for (uint32_t k = 0; k < count; k++)
-        m[k] = (int64_t)ldexpf(v[k], -x);
+        m[k] = (int64_t)scale2(v[k], -x);
     const bool told = impulses_reference(ref, n, x, r) &&
                       impulses_size(m, count, n, r) < impulses_size(m, count, n, NULL);
     out_varint(o, IMPULSES_STEP + (zigzag(x) << 1 | told));
@@ -764,24 +785,22 @@ static void snapshot__write(const physics__scene *s, const physics__points *p, s
                                                   b->velocity[i], b->angular[i]};
         const bool has[BODY_VECTORS] = {true, flags & BODY_ROTATION, flags & BODY_VELOCITY,
                                         flags & BODY_ANGULAR};
+        uint64_t code[BODY_VECTORS][3];
         for (uint32_t v = 0; v < BODY_VECTORS; v++)
-            if (has[v] && vector_plain(&trend, v, vector[v]))
+            if (has[v] && vector_codes(&trend, v, vector[v], code[v]))
                 flags |= BODY_PLAIN << v;
         out_varint(o, flags);
         if (flags & BODY_ASLEEP)
             out_put(o, &b->island[i], sizeof(uint32_t));
         if (flags & BODY_REST)
             out_put(o, &b->rest[i], sizeof(float));
-        out_vector(o, &trend, VECTOR_POSITION, b->position[i],
-                   flags & BODY_PLAIN << VECTOR_POSITION);
-        if (flags & BODY_ROTATION)
-            out_rotation(o, &trend, q, flags & BODY_PLAIN << VECTOR_ROTATION);
-        if (flags & BODY_VELOCITY)
-            out_vector(o, &trend, VECTOR_VELOCITY, b->velocity[i],
-                       flags & BODY_PLAIN << VECTOR_VELOCITY);
-        if (flags & BODY_ANGULAR)
-            out_vector(o, &trend, VECTOR_ANGULAR, b->angular[i],
-                       flags & BODY_PLAIN << VECTOR_ANGULAR);
+        for (uint32_t v = 0; v < BODY_VECTORS; v++) {
+            const bool plain = flags & BODY_PLAIN << v;
+            if (v == VECTOR_ROTATION && has[v])
+                out_rotation(o, &trend, q, code[v], plain);
+            else if (has[v])
+                out_vector(o, &trend, v, vector[v], code[v], plain);
+        }
         if (flags & BODY_FORCE)
             out_put(o, &b->force[i], sizeof(physics__v3));
         if (flags & BODY_TORQUE)
@@ -1024,7 +1043,7 @@ static const char *read_impulses(snapshot__in *in, physics__rigid_cached *c, uin
             m[k] = impulse_predict(m, k, n, told ? r : NULL) + d;
             if (m[k] <= -(1 << 22) || m[k] >= (1 << 22))
                 in->ok = false;
-            v[k] = in->ok ? ldexpf((float)m[k], (int)x) : 0.0f;
+            v[k] = in->ok ? scale2((float)m[k], (int)x) : 0.0f;
         }
     }
     if (!in->ok)
