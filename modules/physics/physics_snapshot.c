@@ -11,9 +11,9 @@
  * (physics__ccd.reported): forgotten, the step after a restore reported the pair's contact again
  * or never said it ended.
  *
- * Format 5 packs it without losing a bit, to 125 bytes an awake body in a resting pile
- * (bench_physics' physics.snapshot_bytes_per_body on large_pyramid, format 4 took 140 there,
- * format 2 462):
+ * Format 6 packs it without losing a bit, to 119.3 bytes an awake body in a resting pile
+ * (bench_physics' physics.snapshot_bytes_per_body on large_pyramid; format 5 took 131.2 there
+ * once its middle cubes held a turn and pressed on their row's, format 4 140, format 2 462):
  *   - what the world makes again from the rest is left out: a body's world box (from its
  *     rotation), and a rigid contact's recycled manifold (its normal, anchors, separations and
  *     feature ids), which the restore finds again with physics__manifold at the poses, margin and
@@ -26,12 +26,17 @@
  *     groups;
  *   - a body's rotation, velocities, pending forces and rest time appear only when some bit of
  *     them is set (a rotation's w as its difference from what x, y and z make it), a static body
- *     is a flag byte; a contact's key is a byte when it is what the contacts before predict
- *     (the same neighbours as the body before's), its impulses there only when set, its sleep,
- *     reference face and margin only when not those of a resting contact;
+ *     is a flag byte; its position, rotation and velocities are told from the bodies' before
+ *     (snapshot__trend: a level's bodies stand in rows, spaced alike, at rest alike), each float
+ *     as out_float_near's code, or written plain where that takes fewer bytes (a flag says so);
+ *   - a contact's key is a byte when it is what the contacts before predict (the same
+ *     neighbours as the body before's), its impulses there only when set, its sleep, reference
+ *     face and margin only when not those of a resting contact;
  *   - a contact's impulses are what the world keeps of them (physics__rigid_quantise: 20-bit
- *     block floats), written as the multiples of their step, each normal one after the first as
- *     its difference from the one before;
+ *     block floats), written as the multiples of their step, each the difference from a
+ *     prediction (impulse_predict): the contact's own others (a face's points carry alike), or,
+ *     where that takes fewer bytes, the contact's in the same place of the body before (a row's
+ *     contacts carry alike);
  *   - joints, characters and point masses go member by member, zero members left out.
  * Damaged input is refused with the reason (the size, a count, a value out of ct_physics.h's
  * ranges, a manifold the world's shapes no longer give) and changes nothing: the whole snapshot
