@@ -140,7 +140,7 @@ static void test_restore_then_simulate_gives_the_same_hashes(void **state)
     print_message("snapshot: %u bytes for %u bodies (%.1f a body)\n", size, p4->body_count(s.w),
                   (double)size / (double)p4->body_count(s.w));
     /* Packed without a loss (physics_snapshot.c, format 6): 3,072 bytes here (105.9 a body;
-     * format 5 took 3,465, format 4 3,509, format 2 268 a body, unpacked 395): the recycled
+     * format 5 took 3,100, format 4 3,509, format 2 268 a body, unpacked 395): the recycled
      * manifolds are found again, not stored, the contacts' impulses are the world's 20-bit block
      * floats, and the bodies' floats are told from the bodies' before. Issue 20's 128 a body is
      * bench_physics' figure on a resting pile (119.3); here the crates tumble, so most contacts
