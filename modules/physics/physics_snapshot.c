@@ -158,17 +158,20 @@ static void out_varint(snapshot__out *o, uint64_t v)
 }
 
 /* A float's bits as an integer that orders as the floats do (-0.0 just below +0.0), so that the
- * difference of two near floats is small. */
+ * difference of two near floats is small. These four go without branches (a negative's bits
+ * flipped by a mask of its sign): the signs of a pile's velocities are a coin toss, and their
+ * mispredicted branches took a fifth of a save's time. */
 static int64_t float_order(float f)
 {
     uint32_t u;
     memcpy(&u, &f, sizeof u);
-    return u & 0x80000000u ? -(int64_t)(u & 0x7fffffffu) - 1 : (int64_t)u;
+    return (int64_t)(u & 0x7fffffffu) ^ -(int64_t)(u >> 31);
 }
 
 static float float_of_order(int64_t k)
 {
-    const uint32_t u = k < 0 ? (uint32_t)(-(k + 1)) | 0x80000000u : (uint32_t)k;
+    const uint64_t sign = (uint64_t)k >> 63;
+    const uint32_t u = (uint32_t)((uint64_t)k ^ (0u - sign)) | (uint32_t)sign << 31;
     float f;
     memcpy(&f, &u, sizeof f);
     return f;
@@ -176,12 +179,12 @@ static float float_of_order(int64_t k)
 
 static uint64_t zigzag(int64_t d)
 {
-    return d < 0 ? ((uint64_t)(-(d + 1)) << 1) | 1u : (uint64_t)d << 1;
+    return (uint64_t)d << 1 ^ (0u - ((uint64_t)d >> 63));
 }
 
 static int64_t unzigzag(uint64_t z)
 {
-    return z & 1u ? -(int64_t)(z >> 1) - 1 : (int64_t)(z >> 1);
+    return (int64_t)(z >> 1) ^ -(int64_t)(z & 1u);
 }
 
 /* The low 23 bits of m in reverse order (the 32 bits' swapped in halves, bytes, nibbles, pairs and
@@ -263,11 +266,12 @@ static uint8_t in_u8(snapshot__in *in)
     return v;
 }
 
+/* (Byte by byte from the buffer, not through in_take: a restore reads some 200,000 of them.) */
 static uint64_t in_varint(snapshot__in *in)
 {
     uint64_t v = 0;
-    for (unsigned shift = 0; shift < 64; shift += 7) {
-        const uint8_t byte = in_u8(in);
+    for (unsigned shift = 0; shift < 64 && in->ok && in->at < in->end; shift += 7) {
+        const uint8_t byte = *in->at++;
         v |= (uint64_t)(byte & 0x7fu) << shift;
         if (!(byte & 0x80u))
             return v;
