@@ -179,7 +179,7 @@ static float float_of_order(int64_t k)
 
 static uint64_t zigzag(int64_t d)
 {
-    return (uint64_t)d << 1 ^ (0u - ((uint64_t)d >> 63));
+    return ((uint64_t)d << 1) ^ (0u - ((uint64_t)d >> 63));
 }
 
 static int64_t unzigzag(uint64_t z)
@@ -300,7 +300,7 @@ static float in_float_near(snapshot__in *in, float near)
 
 /* The last two of each body vector written (BODY_VECTORS; bodies without it left out). A level's
  * bodies are put in rows, a row's spaced alike and at rest alike, so a vector is told from the one
- * before moved as that one moved from the one before it (a pyramid's positions take 1.7 bytes a
+ * before moved as that one moved from the one before it (large_pyramid's positions take 2.4 bytes a
  * float so, its velocities 3.3). */
 typedef struct snapshot__trend {
     physics__v3 last[BODY_VECTORS], before[BODY_VECTORS];
@@ -578,7 +578,7 @@ static float margin_of_code(uint64_t v)
 }
 
 /* v * 2^e, rounded as ldexpf rounds it: by a power of two a float holds, one multiplication (the
- * same single rounding; ldexpf is a libm call, 13% of a save's and a restore's instructions). */
+ * same single rounding; ldexpf is a libm call, 15% of a save's and a restore's instructions). */
 static float scale2(float v, int e)
 {
     if (e < -126 || e > 127)

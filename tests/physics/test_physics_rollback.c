@@ -267,8 +267,8 @@ static void test_a_settled_wall_packs_under_its_bound(void **state)
     uint32_t id = 2;
     for (int column = 0; column < 12; column++)
         for (int row = 0; row < 8; row++) {
-            ct_rigid_body_desc_t d = cube(1.02f * (float)column - 6.0f, 0.5f + (float)row, 0.0f,
-                                          0.5f);
+            ct_rigid_body_desc_t d =
+                cube(1.02f * (float)column - 6.0f, 0.5f + (float)row, 0.0f, 0.5f);
             d.mass = 10.0f;
             add(&s, id++, d);
         }
@@ -293,8 +293,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bullets_in_a_room_roll_back, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_damaged_sweep_list_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_resting_pile_packs_small, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_a_settled_wall_packs_under_its_bound, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_a_settled_wall_packs_under_its_bound, setup, teardown),
     };
     if (physics_fixture_start())
         return 1;
