@@ -38,6 +38,8 @@
  * is read into scratch first and only then applied. */
 #include "physics_internal.h"
 
+#include <float.h>
+#include <stdio.h>
 #include <string.h>
 
 #define SNAPSHOT_MAGIC 0x53505443u /* "CTPS" */
@@ -972,6 +974,49 @@ static const char *read_reported(const physics__scene *s, snapshot__read *r, sna
 
 /* Reads all of a snapshot into r (allocated here; read_free frees it), checking it fits the world
  * as it is. NULL, or why not. */
+/* The joints, characters and point masses read, checked as the bodies are: values a world can
+ * hold (a NaN anchor restored flung its body to the world's border; a NaN point mass stayed NaN).
+ * The reason names the part and its field; it is kept per thread, past read_free. */
+static const char *read_parts_error(const physics__scene *s, const snapshot__read *r)
+{
+    static _Thread_local char why[192];
+    const snapshot__header *h = &r->h;
+    for (uint32_t k = 0; k < h->joints; k++) {
+        const physics__joint *j = &r->joints[k];
+        /* physics__joints_find searches the ids, ascending; new joints take next_joint on. */
+        const char *bad = !(j->id > (k ? r->joints[k - 1].id : 0u) && j->id < h->next_joint)
+                              ? "id (ascending from 1, below the next joint's)"
+                              : physics__joint_restored_error(&s->bodies, j);
+        if (bad) {
+            snprintf(why, sizeof why, "joint %u (entities %u and %u) in the snapshot: %s refused",
+                     j->id, j->eb, j->ea, bad);
+            return why;
+        }
+    }
+    for (uint32_t k = 0; k < h->characters; k++) {
+        const char *bad = physics__character_restored_error(&r->characters[k]);
+        if (bad) {
+            snprintf(why, sizeof why, "character %u in the snapshot: %s refused",
+                     r->characters[k].entity, bad);
+            return why;
+        }
+    }
+    /* A point mass is never held to the ranges by its steps (it falls on without a border), so
+     * what a world can hold is finite. */
+    for (uint32_t k = 0; k < h->points; k++) {
+        const snapshot__point *x = &r->points[k];
+        if (!v3_within(x->position, FLT_MAX) || !v3_within(x->velocity, FLT_MAX) ||
+            !v3_within(x->acceleration, FLT_MAX)) {
+            snprintf(why, sizeof why,
+                     "point mass %u in the snapshot: position, velocity or acceleration (NaN or "
+                     "infinite) refused",
+                     x->entity);
+            return why;
+        }
+    }
+    return NULL;
+}
+
 static const char *snapshot__read_all(const physics__scene *s, const physics__points *p,
                                       const void *buffer, uint32_t size, snapshot__read *r)
 {
@@ -1053,7 +1098,7 @@ static const char *snapshot__read_all(const physics__scene *s, const physics__po
     for (uint32_t k = 0; k < h->characters; k++)
         if (r->characters[k].entity != s->characters.c[k].entity)
             return "the world's characters are not those it was saved with";
-    return NULL;
+    return read_parts_error(s, r);
 }
 
 const char *physics__snapshot_check(const physics__scene *s, const physics__points *p,
