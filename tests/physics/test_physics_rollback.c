@@ -234,9 +234,7 @@ static void test_a_resting_pile_packs_small(void **state)
                   (double)size / (double)s.bodies.n, s.rigid.num_cache);
     assert_true(size <= 110u * s.bodies.n);
     uint64_t hashes[30];
-    run_recording(&s, 30, hashes);
-    assert_int_equal(physics__snapshot_restore(&s, NULL, snap, size), 0);
-    run_matching(&s, 30, hashes);
+    run_rolled_back(&s, snap, size, 30, hashes);
     if (two_threads.parallel_for) {
         pile(&s2, two_threads);
         uint32_t size2;
@@ -279,9 +277,7 @@ static void test_a_settled_wall_packs_under_its_bound(void **state)
                   (double)size / (double)s.bodies.n, s.rigid.num_cache);
     assert_true(size <= 78u * s.bodies.n);
     uint64_t hashes[30];
-    run_recording(&s, 30, hashes);
-    assert_int_equal(physics__snapshot_restore(&s, NULL, snap, size), 0);
-    run_matching(&s, 30, hashes);
+    run_rolled_back(&s, snap, size, 30, hashes);
     free(snap);
     physics__scene_free(&s);
 }
