@@ -306,12 +306,12 @@ static void test_joint_goes_with_its_bodies(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_door_swings_to_its_limit),
-        cmocka_unit_test(test_unit_copies_join_their_own_parts),
-        cmocka_unit_test(test_bad_sources_name_file_entity_field),
-        cmocka_unit_test(test_edited_blob_refused),
-        cmocka_unit_test(test_spawn_refusals_name_world_entity_field),
-        cmocka_unit_test(test_joint_goes_with_its_bodies),
+        physics_test(test_door_swings_to_its_limit),
+        physics_test(test_unit_copies_join_their_own_parts),
+        physics_test(test_bad_sources_name_file_entity_field),
+        physics_test(test_edited_blob_refused),
+        physics_test(test_spawn_refusals_name_world_entity_field),
+        physics_test(test_joint_goes_with_its_bodies),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }
