@@ -334,6 +334,52 @@ static void test_restore_keeps_what_sensors_hold(void **state)
     worlds->destroy_world(w);
 }
 
+/* The sensors' part of a snapshot damaged (its last byte cut, a byte added, a count or an id made
+ * zero or huge) is refused naming it, and the world is as it was: the ball still listed. */
+static void test_damaged_sensor_part_refused(void **state)
+{
+    (void)state;
+    ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = "sensor_damage"});
+    p5->set_gravity(w, (float[3]){0, 0, 0});
+    const ct_entity_t s = sensor_box(w);
+    const ct_rigid_body_desc_t d = ball_desc(0.0f, 2.5f, 0.0f, 0.25f);
+    const ct_entity_t ball = physics_body(w, &d);
+    p5->simulate(w, step);
+    const uint32_t size = p5->snapshot_size(w);
+    uint8_t *snap = malloc(size + 1), *bad = malloc(size + 1);
+    assert_non_null(snap);
+    assert_non_null(bad);
+    assert_int_equal(p5->save_snapshot(w, snap, size), size);
+    /* The part is the snapshot's last 3 bytes (entity ids under 128): the sensor's id, 1, the
+     * ball's id; the header's third word is the size. */
+    assert_int_equal(snap[size - 3], s.id);
+    assert_int_equal(snap[size - 2], 1);
+    assert_int_equal(snap[size - 1], ball.id);
+    log__set_sink(capture, NULL);
+    static const struct { uint32_t at, value; int grow; } edits[] = {
+        {0, 0, -1}, {0, 0, 1}, {3, 0, 0}, {2, 0, 0}, {2, 0x7f, 0}, {1, 0, 0}, {3, 0x80, 0}};
+    for (size_t k = 0; k < sizeof edits / sizeof edits[0]; k++) {
+        memcpy(bad, snap, size);
+        uint32_t n = size + (uint32_t)edits[k].grow;
+        if (edits[k].grow > 0)
+            bad[size] = 0;
+        else if (!edits[k].grow)
+            bad[size - edits[k].at] = (uint8_t)edits[k].value;
+        memcpy(bad + 8, &n, sizeof n);
+        captured[0] = '\0';
+        assert_int_equal(p5->restore_snapshot(w, bad, n), CT_ERR_INVALID);
+        if (!strstr(captured, "sensors") && !strstr(captured, "cut short"))
+            fail_msg("edit %zu: '%s' names neither the sensors nor the size", k, captured);
+        ct_entity_t in[2];
+        assert_int_equal(p5->sensor_contents(w, s, in, 2), 1);
+    }
+    log__set_sink(NULL, NULL);
+    assert_int_equal(p5->restore_snapshot(w, snap, size), 0);
+    free(snap);
+    free(bad);
+    worlds->destroy_world(w);
+}
+
 /* Lua: Actor.set_sensor, is_sensor, sensor_contents, and the callbacks on the sensor's entity. */
 static void test_lua_sensors(void **state)
 {
@@ -532,6 +578,7 @@ int main(void)
         physics_test(test_removed_body_leaves),
         physics_test(test_body_replaced_under_a_sensor),
         physics_test(test_restore_keeps_what_sensors_hold),
+        physics_test(test_damaged_sensor_part_refused),
         physics_test(test_lua_sensors),
         physics_test(test_unit_sensor_in_level),
         physics_test(test_bad_sensor_sources),
