@@ -21,13 +21,38 @@ char captured[16384];
 static const test_world_t *booted;
 
 /* What the running test made (physics_test_begin empties it, physics_test_end releases it): its
- * entities, and the resources it loaded as "type\0name". */
+ * entities, and the resources it loaded as "type\0name"; and the entities with bodies in the
+ * booted world when it began, sorted. */
 static struct {
     ct_entity_t *entities;
     uint32_t entity_count, entity_cap;
     char (*loads)[2][128];
     uint32_t load_count, load_cap;
+    uint32_t *had;
+    uint32_t had_count;
 } made;
+
+static int cmp_u32(const void *a, const void *b)
+{
+    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The entities with bodies in the booted world, sorted, into a new array (*count of them). */
+static uint32_t *world_bodies(uint32_t *count)
+{
+    *count = p4->shapes(booted->world, 0, NULL, 0);
+    ct_physics_shape_t *shapes = malloc((*count + 1u) * sizeof *shapes);
+    uint32_t *ids = malloc((*count + 1u) * sizeof *ids);
+    assert_non_null(shapes);
+    assert_non_null(ids);
+    p4->shapes(booted->world, 0, shapes, *count);
+    for (uint32_t k = 0; k < *count; k++)
+        ids[k] = shapes[k].entity;
+    free(shapes);
+    qsort(ids, *count, sizeof *ids, cmp_u32);
+    return ids;
+}
 
 static void made_entities(const ct_entity_t *e, uint32_t n)
 {
@@ -56,6 +81,8 @@ int physics_test_begin(void **state)
 {
     (void)state;
     made.entity_count = made.load_count = 0;
+    free(made.had);
+    made.had = world_bodies(&made.had_count);
     return 0;
 }
 
@@ -66,6 +93,14 @@ int physics_test_end(void **state)
     for (uint32_t k = 0; k < made.entity_count; k++)
         if (entity->alive(made.entities[k]))
             entity->destroy(made.entities[k]);
+    /* And whatever else got a body in the booted world during the test. */
+    uint32_t count;
+    uint32_t *now = world_bodies(&count);
+    for (uint32_t k = 0; k < count; k++)
+        if (!bsearch(&now[k], made.had, made.had_count, sizeof *made.had, cmp_u32) &&
+            entity->alive((ct_entity_t){now[k]}))
+            entity->destroy((ct_entity_t){now[k]});
+    free(now);
     /* Each load the test made and did not undo (a load of a loaded name counts it again). */
     for (uint32_t k = made.load_count; k-- > 0;)
         if (booted->resource->get(made.loads[k][0], made.loads[k][1]))
