@@ -204,6 +204,18 @@ static void test_removed_body_leaves(void **state)
     entity->destroy(ball2);
 }
 
+/* A new world `name` without gravity: the sensor of sensor_box into *s, a ball of radius 0.25 at
+ * its middle into *ball. */
+static ct_world_o *ball_in_sensor(const char *name, ct_entity_t *s, ct_entity_t *ball)
+{
+    ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = name});
+    p5->set_gravity(w, (float[3]){0, 0, 0});
+    *s = sensor_box(w);
+    const ct_rigid_body_desc_t d = ball_desc(0.0f, 2.5f, 0.0f, 0.25f);
+    *ball = physics_body(w, &d);
+    return w;
+}
+
 /* A sensor's body removed and another given to the same entity before the next step: the new
  * body is an ordinary one (no sensor, its own filter), as after a step. A ball floating in the
  * sensor (no gravity) is not listed in it, and the new box, solid, pushes it out. Before, the
@@ -214,12 +226,9 @@ static void test_removed_body_leaves(void **state)
 static void test_body_replaced_under_a_sensor(void **state)
 {
     (void)state;
-    ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = "replaced"});
-    p5->set_gravity(w, (float[3]){0, 0, 0});
-    const ct_entity_t s = sensor_box(w);
+    ct_entity_t s, ball;
+    ct_world_o *w = ball_in_sensor("replaced", &s, &ball);
     assert_int_equal(p5->set_collision_filter(w, s, 2u, 1u), 0);
-    const ct_rigid_body_desc_t d = ball_desc(0.0f, 2.5f, 0.0f, 0.25f);
-    const ct_entity_t ball = physics_body(w, &d);
     tally t = {0, 0, -1, -1, 0};
     p5->simulate(w, step);
     count(w, s, 0, &t);
@@ -339,11 +348,8 @@ static void test_restore_keeps_what_sensors_hold(void **state)
 static void test_damaged_sensor_part_refused(void **state)
 {
     (void)state;
-    ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = "sensor_damage"});
-    p5->set_gravity(w, (float[3]){0, 0, 0});
-    const ct_entity_t s = sensor_box(w);
-    const ct_rigid_body_desc_t d = ball_desc(0.0f, 2.5f, 0.0f, 0.25f);
-    const ct_entity_t ball = physics_body(w, &d);
+    ct_entity_t s, ball;
+    ct_world_o *w = ball_in_sensor("sensor_damage", &s, &ball);
     p5->simulate(w, step);
     const uint32_t size = p5->snapshot_size(w);
     uint8_t *snap = malloc(size + 1), *bad = malloc(size + 1);
