@@ -21,7 +21,7 @@ char captured[16384];
 static const test_world_t *booted;
 
 /* What the running test made (physics_test_begin empties it, physics_test_end releases it): its
- * entities, and the resources it loaded as "type\0name"; and the entities with bodies in the
+ * entities, and the resources it loaded (type, name); and the entities with bodies in the
  * booted world when it began, sorted. */
 static struct {
     ct_entity_t *entities;
