@@ -154,13 +154,15 @@ static bool manifold__ball_box(physics__v3 c, float r, const manifold__box *x, f
     return true;
 }
 
-/* The point p0 + t (p1 - p0), t in [0, 1], of a segment nearest to box x, or deepest in it: the
- * least of the box's signed distance along the segment, a convex function of t, found by halving
- * [0, 1] on the sign of its slope (24 times: to 1e-7 of the segment). Projecting back and forth
- * between segment and box, as this did, crawls where the segment lies nearly along a face (each
- * round moves t by the square of the angle's sine): a capsule tipping over a box's edge kept a
- * point near its middle while its segment went 7 cm into the edge. A segment level over a face
- * has a slope of 0 at its middle: t stays 0.5. */
+/* The point p0 + t (p1 - p0), t in [0, 1], of a segment nearest to box x: the least of the
+ * squared distance along the segment, a convex function of t, found by halving [0, 1] on the
+ * sign of its slope (24 times: to 1e-7 of the segment); the first point found inside the box when
+ * the segment goes into it (as the centre, t = 0.5, is when it lies in the box: a bullet through
+ * a plank is pushed out where it came in, not at its deepest, halfway through). Projecting back
+ * and forth between segment and box, as this did, crawls where the segment lies nearly along a
+ * face (each round moves t by the square of the angle's sine): a capsule tipping over a box's
+ * edge kept a point near its middle while its segment went 7 cm into the edge. A segment level
+ * over a face has a slope of 0 at its middle: t stays 0.5. */
 static float manifold__segment_box_t(physics__v3 p0, physics__v3 p1, const manifold__box *x)
 {
     const physics__v3 d = v3_sub(p1, p0), o = v3_sub(p0, x->c);
@@ -170,22 +172,13 @@ static float manifold__segment_box_t(physics__v3 p0, physics__v3 p1, const manif
     float lo = 0.0f, hi = 1.0f, t = 0.5f;
     for (int it = 0; it < 24; it++) {
         t = 0.5f * (lo + hi);
-        /* The slope: outside, of half the squared distance (the offset from the box along d);
-         * inside, of the depth under the nearest face (that face's normal along d). */
-        float slope = 0.0f, nearest = -INFINITY;
-        int face = 0;
-        bool outside = false;
+        /* The slope of half the squared distance: the offset from the box along d. */
+        float slope = 0.0f;
         for (int k = 0; k < 3; k++) {
             const float l = l0[k] + t * dl[k], over = fabsf(l) - x->h[k];
-            if (over > 0.0f) {
-                outside = true;
+            if (over > 0.0f)
                 slope += (l > 0.0f ? over : -over) * dl[k];
-            }
-            if (over > nearest)
-                nearest = over, face = k;
         }
-        if (!outside)
-            slope = l0[face] + t * dl[face] > 0.0f ? dl[face] : -dl[face];
         if (slope > 0.0f)
             hi = t;
         else if (slope < 0.0f)
