@@ -33,6 +33,8 @@
 #include "ct_array.h"
 
 #define FIELD_SOURCE_BYTES 480u
+/* A field's largest radius (m), checked at compile and again at load. */
+#define FIELD_MAX_RADIUS 1e4f
 #define FIELD_MAX_BODIES 4096u
 
 enum { IN_X, IN_Y, IN_Z, IN_VX, IN_VY, IN_VZ, IN_D, IN_T, IN_DT, NUM_INPUTS };
@@ -107,7 +109,7 @@ static int compile_field(void *user_data, const ct_data_o *src, void *out, ct_co
     field_desc_t d;
     memset(&d, 0, sizeof d);
     const double radius = physics__m.data->number(physics__m.data->get(src, "radius"), 1.0);
-    if (!(radius > 0 && radius <= 1e4)) {
+    if (!(radius > 0 && radius <= FIELD_MAX_RADIUS)) {
         res->compile_error(ctx, "force_field.radius: %g is not in (0, 1e4]", radius);
         return CT_ERR_BAD_DATA;
     }
@@ -195,7 +197,7 @@ static bool validate_field(void *user_data, const void *instance, char *why, siz
     (void)user_data;
     field_desc_t d;
     memcpy(&d, instance, sizeof d);
-    if (!(d.radius > 0.0f && d.radius <= 1e4f)) {
+    if (!(d.radius > 0.0f && d.radius <= FIELD_MAX_RADIUS)) {
         snprintf(why, why_size, "force_field.radius (%g is not in (0, 1e4])", (double)d.radius);
         return false;
     }
@@ -288,8 +290,7 @@ void physics__fields_apply(ct_world_o *w, physics__body_manager *bodies, float d
                                         scratch.force[2][i]};
                 if (v3_within(v3_load(force), CT_PHYSICS_MAX_FORCE))
                     physics__api_v2.add_force(w, scratch.bodies[i], force);
-                else if (isfinite(force[0]) && isfinite(force[1]) && isfinite(force[2]) &&
-                         !field->told) {
+                else if (v3_finite(v3_load(force)) && !field->told) {
                     field->told = 1;
                     PHYSICS_LOG(CT_LOG_WARNING,
                                 "force_field: world %p, entity %u: force (%g, %g, %g) on entity "
