@@ -10,8 +10,9 @@
  * capsule meets a sphere or capsule at the closest points of their segments (two points when two
  * capsules lie side by side), and a box as Box3D's capsule meets a hull: apart, at the segment's
  * point nearest the box, or, when that lies over a face, at the ends of the segment clipped on
- * that face; going into it, by the separating axes of segment and box. Every point carries a feature id (which faces, vertices, clip planes or ends made it)
- * so the next step can find it again for the warm start. */
+ * that face; going into it, by the separating axes of segment and box. Every point carries a
+ * feature id (which faces, vertices, clip planes or ends made it) so the next step can find it
+ * again for the warm start. */
 #include "physics_hull.h"
 
 /* A box as the tests see it: centre, world axes, half extents. */
@@ -288,9 +289,8 @@ static void manifold__capsule_in_box(physics__v3 p0, physics__v3 p1,
     physics__v3 corner = x->c;
     for (int q = 0; q < 3; q++)
         if (q != edge)
-            corner = v3_add(corner, v3_scale(x->ax[q], v3_dot(x->ax[q], edge_n) < 0.0f
-                                                           ? -x->h[q]
-                                                           : x->h[q]));
+            corner = v3_add(
+                corner, v3_scale(x->ax[q], v3_dot(x->ax[q], edge_n) < 0.0f ? -x->h[q] : x->h[q]));
     const physics__v3 along = v3_scale(x->ax[edge], x->h[edge]);
     physics__v3 on_segment, on_edge;
     manifold__segments(p0, p1, v3_sub(corner, along), v3_add(corner, along), &on_segment, &on_edge);
@@ -344,9 +344,10 @@ static void manifold__capsule_box(physics__v3 p0, physics__v3 p1, float r, const
     const float sep = dist - r;
     if (sep > margin)
         return;
-    const physics__v3 n = v3_scale(v3_add(v3_add(v3_scale(x->ax[0], off[0]), v3_scale(x->ax[1], off[1])),
-                                          v3_scale(x->ax[2], off[2])),
-                                   1.0f / dist);
+    const physics__v3 n =
+        v3_scale(v3_add(v3_add(v3_scale(x->ax[0], off[0]), v3_scale(x->ax[1], off[1])),
+                        v3_scale(x->ax[2], off[2])),
+                 1.0f / dist);
     m->normal = flip ? n : v3_scale(n, -1.0f);
     manifold__add(m, v3_sub(manifold__lerp(p0, p1, t), v3_scale(n, r + 0.5f * sep)), sep, 0x218u);
 }

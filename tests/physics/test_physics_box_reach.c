@@ -277,8 +277,8 @@ static void test_capsule_lies_on_a_face_on_two_points(void **state)
     print_message("capsule lying on a face: %.4f m deep at most, %s, %u points", (double)deepest,
                   rests ? "rests" : "still moving", m.count);
     for (uint32_t q = 0; q < m.count; q++)
-        print_message(" (%.3f %.4f %.3f sep %.5f)", (double)m.p[q].point.x,
-                      (double)m.p[q].point.y, (double)m.p[q].point.z, (double)m.p[q].sep);
+        print_message(" (%.3f %.4f %.3f sep %.5f)", (double)m.p[q].point.x, (double)m.p[q].point.y,
+                      (double)m.p[q].point.z, (double)m.p[q].sep);
     print_message("\n");
     assert_true(rests);
     assert_true(deepest < 0.001f);
@@ -350,8 +350,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_hull_dropped_on_an_edge, setup, teardown),
         cmocka_unit_test_setup_teardown(test_board_tips_over_a_hull_ridge, setup, teardown),
         cmocka_unit_test_setup_teardown(test_capsule_tips_over_a_box_ledge, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_capsule_lies_on_a_face_on_two_points, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_capsule_lies_on_a_face_on_two_points, setup, teardown),
         cmocka_unit_test_setup_teardown(test_capsule_through_a_thin_wall_goes_back, setup,
                                         teardown),
     };
