@@ -340,6 +340,43 @@ static void test_capsule_through_a_thin_wall_goes_back(void **state)
     assert_int_equal(through, 0);
 }
 
+/* A capsule lying level across a static cube's upright edge (the edge along z at x = 0.5,
+ * y = -0.5; the capsule 45 degrees round, its segment 1 cm into the cube at the edge): one point,
+ * on the edge, pushing it straight off the edge (along the edge's diagonal), 1.41 cm plus the
+ * radius deep. Pushed out of the face nearest its segment's point nearest the box (inside it),
+ * it went out of one face, only 1 cm deep. */
+static void test_capsule_across_a_box_edge(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    const ct_rigid_body_desc_t cube = {.kind = CT_BODY_STATIC,
+                                       .shape = CT_BODY_BOX,
+                                       .half_extents = {0.5f, 0.5f, 0.5f},
+                                       .friction = 0.6f};
+    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){FLOOR}, &cube), 0);
+    /* (lying along x, then turned 45 degrees about z: along (1, 1, 0)) */
+    add_body(&s, CAPSULE, turned(v3(0, 0, 1), 45.0f * DEG));
+    const uint32_t i = at(&s, BODY), j = at(&s, FLOOR);
+    s.bodies.position[i] = v3(0.49f, -0.49f, 0.0f);
+    physics__bodies_extent(&s.bodies, i);
+    physics__manifold_out m;
+    physics__manifold(&s.bodies, i, j, 0.02f, false, &m);
+    physics__scene_free(&s);
+    print_message("capsule across an edge: %u points, normal %.4f %.4f %.4f, sep %.4f at %.4f %.4f "
+                  "%.4f\n",
+                  m.count, (double)m.normal.x, (double)m.normal.y, (double)m.normal.z,
+                  (double)m.p[0].sep, (double)m.p[0].point.x, (double)m.p[0].point.y,
+                  (double)m.p[0].point.z);
+    assert_int_equal(m.count, 1);
+    /* from the capsule into the cube */
+    assert_float_equal(m.normal.x, -0.70710678f, 1e-4f);
+    assert_float_equal(m.normal.y, 0.70710678f, 1e-4f);
+    assert_float_equal(m.normal.z, 0.0f, 1e-4f);
+    assert_float_equal(m.p[0].sep, -0.01f * 1.41421356f - 0.1f, 1e-4f);
+    assert_float_equal(m.p[0].point.z, 0.0f, 1e-4f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -353,6 +390,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_capsule_lies_on_a_face_on_two_points, setup, teardown),
         cmocka_unit_test_setup_teardown(test_capsule_through_a_thin_wall_goes_back, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_capsule_across_a_box_edge, setup, teardown),
     };
     if (physics_fixture_start())
         return 1;
