@@ -882,7 +882,14 @@ static uint32_t poly__flat_edges(const physics__poly *a, const physics__poly *b,
 /* The manifold of a flat polygon a (a mesh's triangle: one-sided, b is only ever pushed out through
  * its front) and polytope b, by the separating-axis test on extents: a's plane, b's face normals,
  * and the cross products of a's edges with b's edge directions (a box has three, not twelve; its
- * edge along the best one is then the one facing a). */
+ * edge along the best one is then the one facing a). The axes that would push b out through a's
+ * back are not the contact's, but they still tell whether the two touch: when one of them shows
+ * them apart by more than every axis the contact may take, b lies behind or beside a, clear of it,
+ * and a gives no contact. Taken along the best axis that faces a's front, such a body got points
+ * far under it: a board on the bunny's scanned back, 10 cm clear of a small triangle facing
+ * sideways under its end, got points 0.5 m deep along that triangle's normal, pushed at
+ * RIGID_PUSH_SPEED, and spun up (to 15 rad/s on landing; to 65 with a wider margin, which takes
+ * in more such triangles). */
 static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, float margin,
                                 bool prefer_b, physics__manifold_out *m)
 {
@@ -890,7 +897,9 @@ static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, 
     float lo, hi;
     poly__interval(b, front, &lo, &hi);
     const float face_a = lo - a->d[0];
-    if (face_a > margin || a->d[0] - hi > margin)
+    /* (behind: the most an axis that is not the contact's separates them.) */
+    float behind = a->d[0] - hi;
+    if (face_a > margin || behind > margin)
         return;
     float face_b = -INFINITY, edge = -INFINITY;
     uint32_t fb = 0, ea = 0, eb = 0;
@@ -907,9 +916,13 @@ static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, 
             if (sp > margin || sm > margin)
                 return;
             const float dot = v3_dot(ax, front);
-            if (sp > face_b && dot <= 0.0f)
+            if (dot > 0.0f)
+                behind = f_max(behind, sp);
+            else if (sp > face_b)
                 face_b = sp, fb = 2 * k;
-            if (sm > face_b && -dot <= 0.0f)
+            if (-dot > 0.0f)
+                behind = f_max(behind, sm);
+            else if (sm > face_b)
                 face_b = sm, fb = 2 * k + 1;
         }
     } else {
@@ -919,7 +932,9 @@ static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, 
                 f_min(f_min(v3_dot(a->v[0], n), v3_dot(a->v[1], n)), v3_dot(a->v[2], n)) - b->d[f];
             if (s > margin)
                 return;
-            if (s > face_b && v3_dot(n, front) <= 0.0f)
+            if (v3_dot(n, front) > 0.0f)
+                behind = f_max(behind, s);
+            else if (s > face_b)
                 face_b = s, fb = f;
         }
     }
@@ -957,8 +972,10 @@ static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, 
                 if (s > margin)
                     return;
                 const physics__v3 ax = v3(axx[l], axy[l], axz[l]);
-                if (v3_dot(ax, front) < 0.0f)
+                if (v3_dot(ax, front) < 0.0f) {
+                    behind = f_max(behind, s);
                     continue;
+                }
                 if (s > edge)
                     edge = s, ea = i, eb = j0 + l, edge_axis = ax;
             }
@@ -974,6 +991,8 @@ static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, 
                        s2 = v3_dot(b->axis[o2], edge_axis) < 0.0f;
         eb = 4u * eb + s1 + 2u * s2;
     }
+    if (behind > 0.0f && behind > f_max(face_a, f_max(face_b, edge)))
+        return;
     /* a's only face is its front, face 0. */
     poly__contact(a, b, margin, prefer_b,
                   &(poly__axes){face_a, face_b, edge, 0, fb, ea, eb, edge_axis}, m);
