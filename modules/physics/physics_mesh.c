@@ -604,37 +604,8 @@ typedef struct mesh__collide {
     bool *face; /* per found manifold: along its triangle's face normal */
 } mesh__collide;
 
-/* How far apart polytope b and triangle tp are along b's face normals (the most; negative: they
- * overlap along every one). */
-static float mesh__apart_along_body(const physics__poly *tp, const physics__poly *b)
-{
-    float apart = -INFINITY;
-    if (b->box) {
-        for (uint32_t k = 0; k < 3; k++) {
-            const physics__v3 ax = b->axis[k];
-            const float t0 = v3_dot(tp->v[0], ax), t1 = v3_dot(tp->v[1], ax),
-                        t2 = v3_dot(tp->v[2], ax), c = v3_dot(b->c, ax);
-            apart = f_max(apart, f_min(f_min(t0, t1), t2) - c - b->h[k]);
-            apart = f_max(apart, c - f_max(f_max(t0, t1), t2) - b->h[k]);
-        }
-        return apart;
-    }
-    for (uint32_t f = 0; f < b->nf; f++) {
-        const physics__v3 n = b->n[f];
-        apart = f_max(apart, f_min(f_min(v3_dot(tp->v[0], n), v3_dot(tp->v[1], n)),
-                                   v3_dot(tp->v[2], n)) -
-                                 b->d[f]);
-    }
-    return apart;
-}
-
 /* Triangle t along its face normal only: the body's face clipped to it (with corners_only, just
- * the body's own corners over it), or a ball's or capsule's ends over it. A body under the
- * triangle's plane that one of its own faces shows clear of the triangle (by more than
- * PHYSICS_PLANE_SLACK) does not touch it, whatever its depth along the normal: a board on the
- * bunny's back got points 0.44 m deep from a small triangle facing sideways by its end, clipped
- * from the board's far end, and was pushed and spun by them (physics__poly_manifold's flat test
- * has the same rule for its axes). */
+ * the body's own corners over it), or a ball's or capsule's ends over it. */
 static void mesh__face_contact(mesh__collide *c, const physics__poly *tp, bool corners_only,
                                physics__manifold_out *o)
 {
@@ -646,8 +617,6 @@ static void mesh__face_contact(mesh__collide *c, const physics__poly *tp, bool c
         for (uint32_t k = 0; k < c->other_poly->nv; k++)
             least = f_min(least, v3_dot(n, c->other_poly->v[k]));
         if (least - tp->d[0] > c->margin)
-            return;
-        if (least < tp->d[0] && mesh__apart_along_body(tp, c->other_poly) > PHYSICS_PLANE_SLACK)
             return;
         physics__poly_faces(tp, 0, c->other_poly, n, c->margin, 0, o);
         if (!corners_only)
