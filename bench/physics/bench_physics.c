@@ -96,11 +96,11 @@
  *   physics.jolt_characters_steps_per_s (and its peer, climbed, on_top): see bench_characters.c
  *
  *   physics.snapshot_bytes_per_body  the rollback snapshot's size (physics_snapshot.c, format
- *                               5) over the bodies, on large_pyramid after 100 steps (every body
+ *                               6) over the bodies, on large_pyramid after 100 steps (every body
  *                               awake, each box resting on two: three contacts a body, whose
- *                               impulses and poses are most of it; format 4 took 140, format 2
- *                               462). The snapshot tests hold their tumbling crates and a
- *                               20-row pyramid under 128 too
+ *                               impulses and poses are most of it; format 5 took 131.2, format 4
+ *                               140, format 2 462). The snapshot tests hold their tumbling crates
+ *                               under 116, a 20-row pyramid under 110 and a wall under 78
  *   physics.snapshot_save_ms, physics.snapshot_restore_ms   on the same world: a save (sized
  *                               first) and a restore (which finds the recycled manifolds again),
  *                               ms of CPU, median of 5

@@ -22,12 +22,22 @@
 
 physics__module physics__m;
 
+/* A call on w, which has no physics (or is no world: destroyed, say, by the script whose
+ * table's __index a Lua binding read after checking it): logged, and kept as the refusal the Lua
+ * error gives, where it would otherwise give the reason of an earlier call. */
+static void no_physics(ct_world_o *w, const char *what)
+{
+    snprintf(physics__refusal, sizeof physics__refusal, "%p is not a world with physics",
+             (void *)w);
+    PHYSICS_LOG(CT_LOG_WARNING, "%s: %s", what, physics__refusal);
+}
+
 static physics__points *points_of(ct_world_o *w, const char *what)
 {
     physics__point_manager *m =
         w ? physics__m.component->manager(w, physics__m.state->type_id[PHYSICS_POINT_TYPE]) : NULL;
     if (!m)
-        PHYSICS_LOG(CT_LOG_WARNING, "%s: %p is not a world with physics", what, (void *)w);
+        no_physics(w, what);
     return m ? &m->points : NULL;
 }
 
@@ -45,7 +55,7 @@ static physics__body_manager *bodies_of(ct_world_o *w, const char *what)
     physics__body_manager *m =
         w ? physics__m.component->manager(w, physics__m.state->type_id[PHYSICS_BODY_TYPE]) : NULL;
     if (!m)
-        PHYSICS_LOG(CT_LOG_WARNING, "%s: %p is not a world with physics", what, (void *)w);
+        no_physics(w, what);
     else
         /* A pool of one thread is no pool: the step then takes its one-thread paths (the
          * rigid cache merge in one walk) instead of cutting its work into slices for nobody. */
@@ -199,6 +209,10 @@ static int p_get(ct_world_o *w, ct_entity_t e, float out[3], int field, const ch
     const physics__v3 *v = point_field(w, e, what, field);
     if (!v)
         return CT_ERR_NOT_FOUND;
+    if (!out) {
+        refuse(what, w, e, "out (NULL)");
+        return CT_ERR_INVALID;
+    }
     v3_store(*v, out);
     return 0;
 }
@@ -535,6 +549,20 @@ static body_ref changed_body(ct_world_o *w, ct_entity_t e, const char *what)
     return r;
 }
 
+/* find_body for a call that reads the body into out (named `field`): CT_ERR_INVALID (logged
+ * naming the call, the world, the entity and the field) when out is NULL, where the call wrote
+ * through it (SIGSEGV). */
+static body_ref read_body(ct_world_o *w, ct_entity_t e, const void *out, const char *field,
+                          const char *what)
+{
+    body_ref r = find_body(w, e, what);
+    if (!r.err && !out) {
+        refuse(what, w, e, "%s (NULL)", field);
+        r = (body_ref){.err = CT_ERR_INVALID};
+    }
+    return r;
+}
+
 /* Velocities and forces are for dynamic and kinematic bodies. */
 static bool movable(body_ref r, const char *what, ct_world_o *w, ct_entity_t e)
 {
@@ -568,7 +596,7 @@ static int b_set_velocity(ct_world_o *w, ct_entity_t e, const float v[3])
 
 static int b_velocity(ct_world_o *w, ct_entity_t e, float out[3])
 {
-    const body_ref r = find_body(w, e, "velocity");
+    const body_ref r = read_body(w, e, out, "out", "velocity");
     if (!r.err)
         v3_store(r.b->velocity[r.i], out);
     return r.err;
@@ -584,7 +612,7 @@ static int b_add_force(ct_world_o *w, ct_entity_t e, const float f[3])
 
 static int b_position(ct_world_o *w, ct_entity_t e, float out[3])
 {
-    const body_ref r = find_body(w, e, "position");
+    const body_ref r = read_body(w, e, out, "out", "position");
     if (!r.err)
         v3_store(r.b->position[r.i], out);
     return r.err;
@@ -617,7 +645,10 @@ static void set_gravity(ct_world_o *w, const float g[3])
 static void gravity(ct_world_o *w, float out[3])
 {
     physics__body_manager *m = bodies_of(w, "gravity");
-    v3_store(m ? m->scene.gravity : v3(0, 0, 0), out);
+    if (out)
+        v3_store(m ? m->scene.gravity : v3(0, 0, 0), out);
+    else
+        PHYSICS_LOG(CT_LOG_ERROR, "gravity: world %p: out (NULL) refused", (void *)w);
 }
 
 /* The questions a ray or sphere query cannot ask: a NULL or not finite origin or centre, a NULL,
@@ -647,13 +678,27 @@ static bool query_ok(const char *bad, const char *what, ct_world_o *w)
     return !bad;
 }
 
+/* The room of a list's out (overlap_sphere, shapes, sensor_contents): max, or 0 when out is
+ * NULL, which is for counting; asked for room there, the call is refused that (logged naming the
+ * call, the world and the field) and only counts. Before, it wrote through NULL. */
+static uint32_t list_room(const void *out, uint32_t max, const char *what, ct_world_o *w)
+{
+    if (out || !max)
+        return max;
+    PHYSICS_LOG(CT_LOG_ERROR, "%s: world %p: out (NULL with max %u: NULL is for counting, with "
+                              "max 0) refused; counted only",
+                what, (void *)w, max);
+    return 0;
+}
+
 static uint32_t overlap_sphere_masked(ct_world_o *w, const float c[3], float r, uint32_t mask,
                                       ct_entity_t *out, uint32_t max)
 {
     physics__body_manager *m = bodies_of(w, "overlap_sphere");
     if (!m || !query_ok(physics__sphere_query_error(c, r), "overlap_sphere", w))
         return 0;
-    return physics__scene_overlap_sphere(&m->scene, v3_load(c), r, mask, out, max);
+    return physics__scene_overlap_sphere(&m->scene, v3_load(c), r, mask, out,
+                                         list_room(out, max, "overlap_sphere", w));
 }
 
 static uint32_t overlap_sphere(ct_world_o *w, const float c[3], float r, ct_entity_t *out,
@@ -733,6 +778,10 @@ bool physics__shape_cast(ct_world_o *w, const ct_rigid_body_desc_t *shape, const
 static const void *events(ct_world_o *w, uint32_t *size)
 {
     physics__body_manager *m = bodies_of(w, "events");
+    if (!size) {
+        PHYSICS_LOG(CT_LOG_ERROR, "events: world %p: size (NULL) refused", (void *)w);
+        return NULL;
+    }
     *size = m ? m->scene.events.size : 0;
     return m ? m->scene.events.bytes : NULL;
 }
@@ -779,7 +828,8 @@ static int set_collision_filter(ct_world_o *w, ct_entity_t e, uint32_t layer, ui
 
 static int collision_filter(ct_world_o *w, ct_entity_t e, uint32_t *layer, uint32_t *mask)
 {
-    const body_ref r = find_body(w, e, "collision_filter");
+    const body_ref r =
+        read_body(w, e, layer && mask ? layer : NULL, "layer, mask", "collision_filter");
     if (r.err)
         return r.err;
     const physics__sensor *sensor = physics__sensors_find(r.s, e.id);
@@ -798,7 +848,7 @@ static int set_user_data(ct_world_o *w, ct_entity_t e, uint64_t data)
 
 static int user_data(ct_world_o *w, ct_entity_t e, uint64_t *out)
 {
-    const body_ref r = find_body(w, e, "user_data");
+    const body_ref r = read_body(w, e, out, "out", "user_data");
     if (!r.err)
         *out = r.b->user_data[r.i];
     return r.err;
@@ -898,7 +948,7 @@ static bool quat_ok(const float q[4], const char *what, ct_world_o *w, ct_entity
 
 static int b_rotation(ct_world_o *w, ct_entity_t e, float out[4])
 {
-    const body_ref r = find_body(w, e, "rotation");
+    const body_ref r = read_body(w, e, out, "out", "rotation");
     if (!r.err) {
         const physics__quat q = r.b->rotation[r.i];
         out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
@@ -924,7 +974,7 @@ static int b_set_rotation(ct_world_o *w, ct_entity_t e, const float q[4])
 
 static int b_angular_velocity(ct_world_o *w, ct_entity_t e, float out[3])
 {
-    const body_ref r = find_body(w, e, "angular_velocity");
+    const body_ref r = read_body(w, e, out, "out", "angular_velocity");
     if (!r.err)
         v3_store(r.b->angular[r.i], out);
     return r.err;
@@ -1011,7 +1061,7 @@ static int b_set_locks(ct_world_o *w, ct_entity_t e, uint32_t locks)
 
 static int b_locks(ct_world_o *w, ct_entity_t e, uint32_t *out)
 {
-    const body_ref r = find_body(w, e, "locks");
+    const body_ref r = read_body(w, e, out, "out", "locks");
     if (!r.err)
         *out = r.b->locks[r.i];
     return r.err;
@@ -1138,6 +1188,7 @@ static uint32_t b_shapes(ct_world_o *w, uint32_t first, ct_physics_shape_t *out,
     if (!m)
         return 0;
     const physics__bodies *b = &m->scene.bodies;
+    max = list_room(out, max, "shapes", w);
     const uint32_t end = first < b->n ? first + (max < b->n - first ? max : b->n - first) : first;
     for (uint32_t i = first; i < end; i++) {
         ct_physics_shape_t *o = &out[i - first];
@@ -1238,6 +1289,12 @@ static int j_value(ct_world_o *w, ct_physics_joint_t j, float *out)
     const physics__joint *jt = joint_of(w, j, "joint_value", &m);
     if (!jt)
         return CT_ERR_NOT_FOUND;
+    if (!out) {
+        snprintf(physics__refusal, sizeof physics__refusal, "out (NULL)");
+        PHYSICS_LOG(CT_LOG_ERROR, "joint_value: world %p, joint %u: out (NULL) refused", (void *)w,
+                    j.id);
+        return CT_ERR_INVALID;
+    }
     *out = physics__joint_value(&m->scene, jt);
     return 0;
 }
@@ -1388,16 +1445,7 @@ static int c_set_settings(ct_world_o *w, ct_entity_t e, const ct_character_setti
         return CT_ERR_NOT_FOUND;
     if (busy(m, "set_character_settings", w, e))
         return CT_ERR_INVALID;
-    const char *bad =
-        !d                                                   ? "settings (NULL)"
-        : !f_within(d->max_step, 0.0f, CT_PHYSICS_MAX_SIZE)  ? "max_step (within [0, 1e4] m)"
-        : !f_within(d->max_slope, 0.0f, 1.5f)                ? "max_slope (within [0, 1.5] rad)"
-        : !f_within(d->step_down, 0.0f, CT_PHYSICS_MAX_SIZE) ? "step_down (within [0, 1e4] m)"
-        : !f_within(d->mass, 0.0f, CT_PHYSICS_MAX_MASS)      ? "mass (within [0, 1e9] kg)"
-        : !f_within(d->max_strength, 0.0f, CT_PHYSICS_MAX_FORCE)
-            ? "max_strength (within [0, 1e12] N)"
-            : NULL;
-    if (!desc_ok(bad, "set_character_settings", w, e))
+    if (!desc_ok(physics__character_settings_error(d), "set_character_settings", w, e))
         return CT_ERR_INVALID;
     physics__character_set(c, d);
     return 0;
@@ -1564,7 +1612,8 @@ static uint32_t b_sensor_contents(ct_world_o *w, ct_entity_t e, ct_entity_t *out
     physics__body_manager *m = bodies_of(w, "sensor_contents");
     if (!m || physics__bodies_find(&m->scene.bodies, e) == UINT32_MAX)
         return 0;
-    return physics__sensors_inside(&m->scene, e.id, out, max);
+    return physics__sensors_inside(&m->scene, e.id, out,
+                                   list_room(out, max, "sensor_contents", w));
 }
 
 /* ---- damping (v5) -------------------------------------------------------------------------- */

@@ -1296,6 +1296,8 @@ int physics__ccd_end(physics__scene *s, float dt)
         }
         b->position[i] = p;
         b->rotation[i] = q;
+        /* Carried with a body the step stopped at the world's border, it may end past it. */
+        physics__scene_keep_body_inside(s, i);
         physics__bodies_extent(b, i);
         /* (Its motion ends here now, for the bodies swept against it after it: the part of it up
          * to the hit, or, carried, the shorter turn to where it went.) */

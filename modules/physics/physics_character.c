@@ -99,6 +99,31 @@ ct_character_settings_t physics__character_settings(const physics__character *c)
                                      .max_strength = c->max_strength};
 }
 
+const char *physics__character_settings_error(const ct_character_settings_t *d)
+{
+    return !d                                                   ? "settings (NULL)"
+           : !f_within(d->max_step, 0.0f, CT_PHYSICS_MAX_SIZE)  ? "max_step (within [0, 1e4] m)"
+           : !f_within(d->max_slope, 0.0f, 1.5f)                ? "max_slope (within [0, 1.5] rad)"
+           : !f_within(d->step_down, 0.0f, CT_PHYSICS_MAX_SIZE) ? "step_down (within [0, 1e4] m)"
+           : !f_within(d->mass, 0.0f, CT_PHYSICS_MAX_MASS)      ? "mass (within [0, 1e9] kg)"
+           : !f_within(d->max_strength, 0.0f, CT_PHYSICS_MAX_FORCE)
+               ? "max_strength (within [0, 1e12] N)"
+               : NULL;
+}
+
+const char *physics__character_restored_error(const physics__character *c)
+{
+    const ct_character_settings_t settings = physics__character_settings(c);
+    const char *bad = physics__character_settings_error(&settings);
+    if (bad)
+        return bad;
+    const float n = v3_dot(c->normal, c->normal);
+    if (!f_within(c->cos_slope, -1.0f, 1.0f) || !(isfinite(n) && n <= 1.001f) ||
+        c->grounded > 1u || c->held > 1u)
+        return "state of its last move (slope, ground normal, flags)";
+    return NULL;
+}
+
 void physics__character_set(physics__character *c, const ct_character_settings_t *settings)
 {
     c->max_step = settings->max_step;

@@ -51,6 +51,7 @@ void physics__contacts_free(physics__scene *s)
         ct_free(s->a, s->sort_count, (size_t)s->cap_sort_count * sizeof *s->sort_count);
     s->sort_count = NULL;
     s->cap_sort_count = 0;
+    physics__stages_free(&s->sort_stages, s->a);
     physics__soa_free(s->a, &s->narrow.buffer, contacts__narrow_fields,
                       PHYSICS_NUM_FIELDS(contacts__narrow_fields), s->narrow.cap);
     if (s->narrow.kept)
@@ -67,7 +68,8 @@ void physics__contacts_free(physics__scene *s)
  * each slice's digits and moves each slice's pairs, the slices' places being set in between by
  * digit, then slice: a stable sort, the same bits as one walk. Only the bytes in which some keys
  * differ get a pass: entity ids are small, so most bytes are skipped. Far cheaper than qsort's
- * callback per comparison on ten thousand pairs. */
+ * callback per comparison on ten thousand pairs. The passes are stages of one parallel section
+ * (physics_stages.c): two sections a pass, the pool's threads met at the end of each. */
 #define SORT_DIGITS 256u
 /* Per slice in s->sort_count: the digit counts, the slice's kept pairs, its first key and what
  * its keys differ in from that one (two words each). */
@@ -144,10 +146,27 @@ static void contacts__move_range(void *user, uint32_t begin, uint32_t end)
     }
 }
 
-/* The step's pairs (s->pairs) keyed and sorted, in s->order or in the space after it (returned),
- * and how many were kept. */
-static physics__keyed_pair *contacts__sort_pairs(physics__scene *s, uint32_t num_pairs,
-                                                 uint32_t *kept)
+/* One pass's places: each slice's digit counts become where its pairs of each digit go, by digit
+ * then slice (one item: a running sum). */
+static void contacts__places_range(void *user, uint32_t begin, uint32_t end)
+{
+    (void)begin;
+    (void)end;
+    const contacts__sort_job *job = user;
+    const uint32_t used = (job->n + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    for (uint32_t d = 0, sum = 0; d < SORT_DIGITS; d++)
+        for (uint32_t slice = 0; slice < used; slice++) {
+            uint32_t *c = &job->s->sort_count[(size_t)slice * SORT_STRIDE + d];
+            const uint32_t count = *c;
+            *c = sum;
+            sum += count;
+        }
+}
+
+/* The step's pairs (s->pairs) keyed and sorted into *sorted (s->order or the space after it), and
+ * how many were kept. */
+static int contacts__sort_pairs(physics__scene *s, uint32_t num_pairs, uint32_t *kept,
+                                physics__keyed_pair **sorted)
 {
     const uint32_t slices = (num_pairs + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
     contacts__sort_job job = {s, NULL, NULL, num_pairs, 0};
@@ -177,20 +196,16 @@ static physics__keyed_pair *contacts__sort_pairs(physics__scene *s, uint32_t num
         job.from = p;
         job.to = tmp;
         job.shift = shift;
-        physics__pool_run(s->pool, used, contacts__count_range, &job);
-        for (uint32_t d = 0, sum = 0; d < SORT_DIGITS; d++)
-            for (uint32_t slice = 0; slice < used; slice++) {
-                uint32_t *c = &s->sort_count[(size_t)slice * SORT_STRIDE + d];
-                const uint32_t count = *c;
-                *c = sum;
-                sum += count;
-            }
-        physics__pool_run(s->pool, used, contacts__move_range, &job);
+        physics__stages *st = &s->sort_stages;
+        physics__stages_add(st, s->a, contacts__count_range, (void *)&job, sizeof job, used, 1);
+        physics__stages_add(st, s->a, contacts__places_range, (void *)&job, sizeof job, 1, 0);
+        physics__stages_add(st, s->a, contacts__move_range, (void *)&job, sizeof job, used, 1);
         physics__keyed_pair *t = p;
         p = tmp;
         tmp = t;
     }
-    return p;
+    *sorted = p;
+    return physics__stages_run(&s->sort_stages, s->a, s->pool, s->pool_timed);
 }
 
 /* Asks for body i's island to wake at the end of the step (all islands once the list is full). */
@@ -432,7 +447,9 @@ int physics__contacts_order(physics__scene *s, const physics__keyed_pair **order
         return CT_ERR_NOMEM;
     uint32_t m = 0;
     /* (The arrays may not exist yet when there are no pairs.) */
-    physics__keyed_pair *sorted = num_pairs ? contacts__sort_pairs(s, num_pairs, &m) : NULL;
+    physics__keyed_pair *sorted = NULL;
+    if (num_pairs && contacts__sort_pairs(s, num_pairs, &m, &sorted))
+        return CT_ERR_NOMEM;
     if (sorted)
         physics__joints_filter_pairs(s, sorted, &m);
     s->report.child_limit = 0;

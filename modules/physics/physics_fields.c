@@ -11,12 +11,15 @@
  * seconds) and dt. Every step, before the bodies move, each field finds the bodies in its sphere
  * (overlap_sphere, at most 4096), gathers them into arrays, evaluates the force for all of them
  * in one batch (ct_expr_api_v1.eval_batch) and adds each force (add_force). Static bodies, and
- * forces that are not finite, are skipped.
+ * forces that are not finite or past +-1e12 N (the first of these logged, once a field), are
+ * skipped.
  *
  * The compiler checks the fields (radius in (0, 1e4], force a string of at most 479 bytes that
  * compiles: errors name the file, entity and field with the expression's line:column and a
- * caret); the checked source is compiled again when the field spawns. Without ct.expr loaded the
- * component still compiles nothing: fields are refused at compile and at spawn (logged).
+ * caret); the checked source is compiled again when the field spawns, and a compiled field's
+ * radius is checked again when its level or unit loads (an edited blob is refused). Without
+ * ct.expr loaded the component still compiles nothing: fields are refused at compile and at spawn
+ * (logged).
  * Fields live in this file's own per-world manager; a hot reload of physics keeps them (the
  * component registry keeps managers) and points the type at the new code.
  */
@@ -30,6 +33,8 @@
 #include "ct_array.h"
 
 #define FIELD_SOURCE_BYTES 480u
+/* A field's largest radius (m), checked at compile and again at load. */
+#define FIELD_MAX_RADIUS 1e4f
 #define FIELD_MAX_BODIES 4096u
 
 enum { IN_X, IN_Y, IN_Z, IN_VX, IN_VY, IN_VZ, IN_D, IN_T, IN_DT, NUM_INPUTS };
@@ -45,6 +50,9 @@ typedef struct field_desc_t {
 typedef struct field_t {
     ct_entity_t entity;
     float radius, age;
+    /* 1 once a force past the ranges was skipped and logged (in what was the padding before
+     * program: a hot reload keeps the managers, and every member before it where it was). */
+    uint32_t told;
     ct_expr_program_o *program;
 } field_t;
 
@@ -101,7 +109,7 @@ static int compile_field(void *user_data, const ct_data_o *src, void *out, ct_co
     field_desc_t d;
     memset(&d, 0, sizeof d);
     const double radius = physics__m.data->number(physics__m.data->get(src, "radius"), 1.0);
-    if (!(radius > 0 && radius <= 1e4)) {
+    if (!(radius > 0 && radius <= FIELD_MAX_RADIUS)) {
         res->compile_error(ctx, "force_field.radius: %g is not in (0, 1e4]", radius);
         return CT_ERR_BAD_DATA;
     }
@@ -151,7 +159,7 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
                         ctx->entity_lookup[entity_index[k]].id, err.text);
             continue;
         }
-        m->fields[m->n++] = (field_t){ctx->entity_lookup[entity_index[k]], d.radius, 0.0f, p};
+        m->fields[m->n++] = (field_t){ctx->entity_lookup[entity_index[k]], d.radius, 0.0f, 0, p};
     }
 }
 
@@ -182,6 +190,25 @@ static const ct_component_type_t field_type = {
     .destroyed = destroyed,
 };
 
+/* A compiled instance read back at load: the radius the compiler allows, a terminated source
+ * (the expression is compiled again at spawn, which names what it refuses). */
+static bool validate_field(void *user_data, const void *instance, char *why, size_t why_size)
+{
+    (void)user_data;
+    field_desc_t d;
+    memcpy(&d, instance, sizeof d);
+    if (!(d.radius > 0.0f && d.radius <= FIELD_MAX_RADIUS)) {
+        snprintf(why, why_size, "force_field.radius (%g is not in (0, 1e4])", (double)d.radius);
+        return false;
+    }
+    if (!memchr(d.force, '\0', sizeof d.force)) {
+        snprintf(why, why_size, "force_field.force (not an expression of at most %u bytes)",
+                 FIELD_SOURCE_BYTES - 1);
+        return false;
+    }
+    return true;
+}
+
 /* The layout of a compiled force field (see physics__register_components). */
 #define FORCE_FIELD_FORMAT 1
 
@@ -189,14 +216,20 @@ int physics__fields_register(void)
 {
     physics__m.resource->declare_format("component.force_field", FORCE_FIELD_FORMAT);
     fields_type_id = physics__m.component->register_type(&field_type);
-    return fields_type_id ? 0 : CT_ERR_CONFLICT;
+    if (!fields_type_id)
+        return CT_ERR_CONFLICT;
+    physics__m.component->set_validate(fields_type_id, validate_field);
+    return 0;
 }
 
 /* After a hot reload: the registered type (and its managers) runs this code from now on. */
 bool physics__fields_rebind(void)
 {
     fields_type_id = physics__m.component->type_id("force_field");
-    return physics__m.component->replace_type(&field_type);
+    if (!physics__m.component->replace_type(&field_type))
+        return false;
+    physics__m.component->set_validate(fields_type_id, validate_field);
+    return true;
 }
 
 void physics__fields_unregister(void)
@@ -255,8 +288,17 @@ void physics__fields_apply(ct_world_o *w, physics__body_manager *bodies, float d
             for (uint32_t i = 0; i < k; i++) {
                 const float force[3] = {scratch.force[0][i], scratch.force[1][i],
                                         scratch.force[2][i]};
-                if (isfinite(force[0]) && isfinite(force[1]) && isfinite(force[2]))
+                if (v3_within(v3_load(force), CT_PHYSICS_MAX_FORCE))
                     physics__api_v2.add_force(w, scratch.bodies[i], force);
+                else if (v3_finite(v3_load(force)) && !field->told) {
+                    field->told = 1;
+                    PHYSICS_LOG(CT_LOG_WARNING,
+                                "force_field: world %p, entity %u: force (%g, %g, %g) on entity "
+                                "%u skipped: past +-1e12 N (forces past it, or not finite, are "
+                                "skipped; logged once a field)",
+                                (void *)w, field->entity.id, (double)force[0], (double)force[1],
+                                (double)force[2], scratch.bodies[i].id);
+                }
             }
         }
         field->age += dt;

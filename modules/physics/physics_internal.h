@@ -179,6 +179,8 @@ typedef struct physics__stages {
     uint32_t n, cap;
     struct physics__stage_counter *counter;
     uint32_t cap_counter;
+    struct physics__stage_claim *claim; /* the items' claims of a run, stage after stage */
+    uint32_t cap_claim;
     bool failed;   /* an add ran out of memory: the run reports it and runs nothing */
     uint32_t naps; /* waits at a stage's end that went to sleep (a busy machine), all runs */
 } physics__stages;
@@ -1216,6 +1218,7 @@ typedef struct physics__scene {
      * what its keys share (see contacts__sort_pairs). */
     uint32_t *sort_count;
     uint32_t cap_sort_count;
+    physics__stages sort_stages; /* its passes, one parallel section */
     /* The cache merges' scratch (physics__merge_*): per slice of SOLVER_SLICE_PAIRS contacts, the
      * first old entry it walks, its first entry of the new cache and whether it ran out of memory
      * (three words); and the events each slice wrote (cap_merge_events, all initialised). */
@@ -1319,6 +1322,9 @@ void physics__sensors_free(physics__scene *s);
 
 /* Joints (physics_joints.c). Why a desc is bad (the field and its range), or NULL. */
 const char *physics__joint_desc_error(const ct_joint_desc_t *d);
+/* What is wrong with joint j read from a snapshot, to be restored into a world of bodies b (the
+ * desc's ranges on what it kept, its bodies there, its frames, finite impulses), or NULL. */
+const char *physics__joint_restored_error(const physics__bodies *b, const physics__joint *j);
 /* Adds a joint holding body instance b to a (a UINT32_MAX: the world) from their poses, desc's
  * anchor on b and anchor_b on a; *id gets its handle. 0 or CT_ERR_NOMEM. */
 int physics__joints_add(physics__scene *s, uint32_t a, uint32_t b, const ct_joint_desc_t *d,
@@ -1359,9 +1365,14 @@ void physics__characters_free(physics__scene *s);
  * nothing, the mover's bounded pushes are all the dynamic bodies get from it, and a box that
  * falls on it is stopped as by a wall. */
 void physics__characters_place(physics__scene *s, float dt);
-/* Character c's settings, and setting them (checked by the caller). */
+/* Character c's settings, why settings are bad (the field and its range) or NULL, and setting
+ * them (checked by the caller). */
 ct_character_settings_t physics__character_settings(const physics__character *c);
+const char *physics__character_settings_error(const ct_character_settings_t *d);
 void physics__character_set(physics__character *c, const ct_character_settings_t *settings);
+/* What is wrong with character c read from a snapshot (its settings' ranges, the state of its
+ * last move), or NULL. */
+const char *physics__character_restored_error(const physics__character *c);
 /* Plans character c's (body i's) motion by velocity over dt and gives the body the velocity that
  * makes it (ct_physics_api_v4.move_character). 0, or CT_ERR_INVALID when that velocity would be
  * out of range (nothing changed). */
@@ -1448,8 +1459,10 @@ uint32_t physics__merge_find(const void *entries, size_t stride, uint32_t lo, ui
 uint32_t physics__merge_places(physics__scene *s, uint32_t slices);
 /* The slices' events into the step's stream, in order (CT_ERR_NOMEM when a slice ran out). */
 int physics__merge_events(physics__scene *s, uint32_t slices);
-/* Bodies past CT_PHYSICS_MAX_POSITION stop at the border (physics_step.c). */
+/* Bodies past CT_PHYSICS_MAX_POSITION stop at the border (physics_step.c): every body, or body i
+ * (one a sweep moved after the step held them all inside). */
 void physics__scene_keep_inside(physics__scene *s);
+void physics__scene_keep_body_inside(physics__scene *s, uint32_t i);
 /* At the end of a step: whether the scene is now quiet (every dynamic body asleep, no kinematic). */
 void physics__scene_settle(physics__scene *s);
 void physics__contacts_free(physics__scene *s);

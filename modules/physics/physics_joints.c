@@ -23,6 +23,7 @@
  * joint_grid (19,800 joints) gained nothing from a second thread. */
 #include "physics_internal.h"
 
+#include <float.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +140,61 @@ const char *physics__joint_desc_error(const ct_joint_desc_t *d)
         return "spring_hertz (within [0, 1e3])";
     if (!f_within(d->spring_damping, 0.0f, 1e3f))
         return "spring_damping (within [0, 1e3])";
+    return NULL;
+}
+
+/* A joint's anchors in its bodies' frames: the difference of two positions within the ranges,
+ * turned (each coordinate within twice the range times the square root of three). */
+#define JOINT_MAX_LOCAL (4.0f * CT_PHYSICS_MAX_POSITION)
+
+/* Whether n floats are of length 1 (an axis, a rotation), as a restored joint's must be. */
+static bool joints__unit(const float *v, uint32_t n)
+{
+    float l = 0.0f;
+    for (uint32_t k = 0; k < n; k++)
+        l += v[k] * v[k];
+    return isfinite(l) && fabsf(l - 1.0f) < 1e-3f;
+}
+
+static bool joints__finite(const float *v, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if (!isfinite(v[k]))
+            return false;
+    return true;
+}
+
+const char *physics__joint_restored_error(const physics__bodies *b, const physics__joint *j)
+{
+    /* The desc's ranges, on what the joint kept of it (its anchors are checked below, in the
+     * frames it keeps them in; a length it measured may be past the desc's range). */
+    const ct_joint_desc_t d = {.type = j->type,
+                               .flags = j->flags,
+                               .axis = {j->axis_b.x, j->axis_b.y, j->axis_b.z},
+                               .lower = j->lower,
+                               .upper = j->upper,
+                               .cone_angle = j->cone,
+                               .motor_speed = j->motor_speed,
+                               .max_motor_force = j->motor_max,
+                               .spring_hertz = j->hertz,
+                               .spring_damping = j->damping};
+    const char *bad = physics__joint_desc_error(&d);
+    if (bad)
+        return bad;
+    if (!f_within(j->length, 0.0f, JOINT_MAX_LOCAL))
+        return "length (within [0, 4e5] m)";
+    if (j->ea == j->eb || physics__bodies_find(b, (ct_entity_t){j->eb}) == UINT32_MAX ||
+        (j->ea && physics__bodies_find(b, (ct_entity_t){j->ea}) == UINT32_MAX))
+        return "bodies (an entity without a body in the world, or one body twice)";
+    if (!v3_within(j->la, JOINT_MAX_LOCAL) || !v3_within(j->lb, JOINT_MAX_LOCAL))
+        return "anchors (each coordinate within +-4e5 m of its body)";
+    if (!joints__unit(&j->axis_a.x, 3) || !joints__unit(&j->axis_b.x, 3) ||
+        !joints__unit(&j->rest.x, 4))
+        return "axes or rest rotation (not of length 1)";
+    if (!v3_within(j->lin_j, FLT_MAX) || !v3_within(j->ang_j, FLT_MAX) ||
+        !v3_within(j->force, FLT_MAX) || !v3_within(j->torque, FLT_MAX) ||
+        !joints__finite(j->row_j, PHYSICS_JOINT_ROWS))
+        return "impulses or forces (NaN or infinite)";
     return NULL;
 }
 

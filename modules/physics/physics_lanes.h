@@ -185,4 +185,22 @@ static inline void v3x4_scatter(float *p0, float *p1, float *p2, float *p3, v3x4
     f32x4_scatter3(p0, p1, p2, p3, r.x, r.y, r.z, lanes);
 }
 
+/* Friction within a cone, lane by lane: the tangent impulses (*j1, *j2) brought back onto the
+ * circle of radius limit (friction times the normal impulse) when they lie outside it (a zero
+ * limit stops them). Mostly they fit (things at rest hold): the square root and the division are
+ * then left out, which shortens each block's chain of latencies. The rows of both solvers clamp
+ * so (physics_solver.c, physics_rigid_wide.c). */
+static inline void physics__friction_cone(f32x4 *j1, f32x4 *j2, f32x4 limit)
+{
+    const f32x4 zero = f32x4_splat(0.0f);
+    const f32x4 sq = f32x4_add(f32x4_mul(*j1, *j1), f32x4_mul(*j2, *j2));
+    const mask32x4 outside = f32x4_greater(sq, f32x4_mul(limit, limit));
+    if (mask32x4_any(outside)) {
+        const f32x4 scale =
+            f32x4_pick(f32x4_greater(sq, zero), f32x4_div(limit, f32x4_sqrt(sq)), zero);
+        *j1 = f32x4_pick(outside, f32x4_mul(*j1, scale), *j1);
+        *j2 = f32x4_pick(outside, f32x4_mul(*j2, scale), *j2);
+    }
+}
+
 #endif

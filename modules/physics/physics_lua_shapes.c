@@ -198,16 +198,18 @@ static int l_physics_add_compound(lua_State *L)
     const size_t count = L_API->length(L, 3);
     if (count == 0 || count > CT_PHYSICS_MAX_COMPOUND_CHILDREN)
         return L_API->error(L, "%s: argument 3 has %u children (1 to 64)", fn, (unsigned)count);
-    shapes__scratch s = {0};
+    /* Every field is read before any scratch is taken: reading one may run the script's __index,
+     * which may raise (a strict table), and a raise past scratch would leak it. The hull children's
+     * points tables wait in a table of their own, read afterwards through raw access only. */
+    L_API->new_table(L, (int)count, 0);
+    const int held = L_API->get_top(L);
     ct_compound_child_t children[CT_PHYSICS_MAX_COMPOUND_CHILDREN];
     for (size_t k = 0; k < count; k++) {
         ct_compound_child_t *c = &children[k];
         *c = (ct_compound_child_t){0};
-        char what[96];
-        if (L_API->get_index(L, 3, (int)k + 1) != CT_LUA_TABLE) {
-            snprintf(what, sizeof what, "child %u is not a table of fields", (unsigned)k + 1);
-            return shapes__bad(L, &s, fn, 3, what);
-        }
+        if (L_API->get_index(L, 3, (int)k + 1) != CT_LUA_TABLE)
+            return L_API->error(L, "%s: argument 3 child %u is not a table of fields", fn,
+                                (unsigned)k + 1);
         const int at = L_API->get_top(L);
         L_API->get_field(L, at, "shape");
         const char *name = L_API->to_string(L, -1, NULL);
@@ -227,17 +229,29 @@ static int l_physics_add_compound(lua_State *L)
                                                                      : NULL;
         if (!wrong && c->shape == CT_BODY_HULL) {
             L_API->get_field(L, at, "points");
-            const char *why = NULL;
-            uint32_t n = 0;
-            c->points = shapes__array(L, L_API->get_top(L), false, 3u * CT_PHYSICS_MAX_HULL_POINTS,
-                                      &n, &s, &why);
-            c->point_count = n / 3u;
-            wrong = !c->points ? "points (a table of x y z triples)"
-                    : n % 3u   ? "points (not triples)"
-                               : NULL;
+            L_API->set_index(L, held, (int)k + 1);
         }
         L_API->set_top(L, at - 1);
+        if (wrong)
+            return L_API->error(L, "%s: argument 3 child %u: %s", fn, (unsigned)k + 1, wrong);
+    }
+    shapes__scratch s = {0};
+    for (size_t k = 0; k < count; k++) {
+        ct_compound_child_t *c = &children[k];
+        if (c->shape != CT_BODY_HULL)
+            continue;
+        L_API->get_index(L, held, (int)k + 1);
+        const char *why = NULL;
+        uint32_t n = 0;
+        c->points = shapes__array(L, L_API->get_top(L), false, 3u * CT_PHYSICS_MAX_HULL_POINTS, &n,
+                                  &s, &why);
+        c->point_count = n / 3u;
+        L_API->set_top(L, held);
+        const char *wrong = !c->points ? "points (a table of x y z triples)"
+                            : n % 3u   ? "points (not triples)"
+                                       : NULL;
         if (wrong) {
+            char what[96];
             snprintf(what, sizeof what, "child %u: %s", (unsigned)k + 1, wrong);
             return shapes__bad(L, &s, fn, 3, what);
         }

@@ -34,6 +34,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MESH_RES_MAGIC 0x4d434c43u /* "CLCM" */
@@ -147,6 +148,12 @@ static bool gltf_add_mesh(mesh_res_build *b, const ct_gltf_mesh_t *m, const floa
     return true;
 }
 
+static int ascending(const void *a, const void *b)
+{
+    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* The default scene's meshes placed by their nodes' world matrices (each node's parents come
  * first in the walk from the scene's roots), or mesh `pick` alone. */
 static int gltf_gather(ct_compile_ctx_o *ctx, const char *field, const char *rel,
@@ -206,10 +213,14 @@ static int gltf_gather(ct_compile_ctx_o *ctx, const char *field, const char *rel
             if (node->mesh >= 0 && (uint32_t)node->mesh < doc->num_meshes &&
                 !gltf_add_mesh(b, &doc->meshes[node->mesh], world[n]))
                 e = CT_ERR_NOMEM;
-            /* Its children: the nodes whose parent it is. */
-            for (uint32_t c = 0; c < doc->num_nodes && top < doc->num_nodes; c++)
-                if (doc->nodes[c].parent == (int32_t)n && !done[c])
-                    stack[top++] = c;
+            /* Its children, the nodes whose parent it is, pushed in ascending order (as the
+             * file's triangles have always come out). Each node has its list: finding them by a
+             * walk over every node made a scene of 300,000 nodes a compile of minutes. */
+            const uint32_t first = top;
+            for (uint32_t c = 0; c < node->num_children && top < doc->num_nodes; c++)
+                if (node->children[c] < doc->num_nodes && !done[node->children[c]])
+                    stack[top++] = node->children[c];
+            qsort(stack + first, top - first, sizeof *stack, ascending);
         }
     }
     ct_free(physics__m.allocator, world, (size_t)doc->num_nodes * sizeof *world);

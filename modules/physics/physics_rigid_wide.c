@@ -280,14 +280,7 @@ wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_
         j2 = f32x4_pick(soft, s2, j2);
     }
     const f32x4 limit = f32x4_mul(friction, total);
-    const f32x4 sq = f32x4_add(f32x4_mul(j1, j1), f32x4_mul(j2, j2));
-    const mask32x4 outside = f32x4_greater(sq, f32x4_mul(limit, limit));
-    if (mask32x4_any(outside)) {
-        const f32x4 scale =
-            f32x4_pick(f32x4_greater(sq, zero), f32x4_div(limit, f32x4_sqrt(sq)), zero);
-        j1 = f32x4_pick(outside, f32x4_mul(j1, scale), j1);
-        j2 = f32x4_pick(outside, f32x4_mul(j2, scale), j2);
-    }
+    physics__friction_cone(&j1, &j2, limit);
     wide__push(&x, k, &k->f1, &k->f1_ia, t1, f32x4_sub(j1, o1), still_a);
     wide__push(&x, k, &k->f2, &k->f2_ia, t2, f32x4_sub(j2, o2), still_a);
     f32x4_store(k->f1j, j1);

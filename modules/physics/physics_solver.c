@@ -56,16 +56,7 @@ static void solver__velocity_block(physics__row_block *rb, physics__v3 *v, f32x4
         const v3x4 dv = v3x4_sub(vb, va);
         j1 = f32x4_sub(jt1, f32x4_mul(mass, v3x4_dot(dv, t1)));
         j2 = f32x4_sub(jt2, f32x4_mul(mass, v3x4_dot(dv, t2)));
-        const f32x4 sq = f32x4_add(f32x4_mul(j1, j1), f32x4_mul(j2, j2));
-        /* Mostly the tangent impulse fits in the cone (things at rest hold): the square root
-         * and the division are then left out, which shortens each block's chain of latencies. */
-        const mask32x4 outside = f32x4_greater(sq, f32x4_mul(limit, limit));
-        if (mask32x4_any(outside)) {
-            const f32x4 scale =
-                f32x4_pick(f32x4_greater(sq, zero), f32x4_div(limit, f32x4_sqrt(sq)), zero);
-            j1 = f32x4_pick(outside, f32x4_mul(j1, scale), j1);
-            j2 = f32x4_pick(outside, f32x4_mul(j2, scale), j2);
-        }
+        physics__friction_cone(&j1, &j2, limit);
         j1 = f32x4_pick(pushed, j1, zero);
         j2 = f32x4_pick(pushed, j2, zero);
         const v3x4 tangent =

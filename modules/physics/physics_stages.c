@@ -3,9 +3,13 @@
  * A substep of the rigid solver is a dozen short sections, one per colour, each a few dozen
  * microseconds: handed to the pool one by one, every section paid a ticket, a wake-up or a spin on
  * the worker's side and a join on the caller's, and the two threads met at each end. Here the whole
- * chain is one section. Every thread that joins walks the stages in order: it claims the items of
- * the current stage off an atomic cursor, runs them, counts them finished, and waits (spinning,
- * then yielding) until the stage's last item is finished before it starts the next. Items of one
+ * chain is one section. Every thread that joins walks the stages in order: it claims items of the
+ * current stage and runs them until none is left, counting each one finished, and waits
+ * (spinning, then yielding) until the stage's last item is finished before it starts the next.
+ * Each claim is the item's own (a byte), and the calling thread counts its items apart from the
+ * others, on cache lines of their own: a shared cursor and count bumped at every item moved their
+ * cache line between the cores at every item (thousands of items a step, a few microseconds each).
+ * Items of one
  * stage never share what they write (the colours, the slices of bodies), so who runs which item
  * changes nothing: the bits are those of running the stages one after the other on one thread,
  * which is exactly what a serial pool does.
@@ -39,16 +43,34 @@
 /* Ranges handed to the pool: more than it has threads, so every thread can join. */
 #define STAGES_PARTICIPANTS 16u
 
-/* One stage's cursors and count, a cache line each (the threads write them all the time). The
- * calling thread takes items from the front, the others from the back: `claimed` counts the
- * front's in its high half and the back's in its low half, and an item is handed out while the
- * two together are fewer than the items (they run past it by a thread each at most). */
+/* Who claimed an item of a run: nobody yet, the calling thread (which takes a stage's items from
+ * the front) or another (from the back). */
+enum { STAGES_FREE, STAGES_BY_FRONT, STAGES_BY_BACK };
+typedef struct physics__stage_claim {
+    atomic_uchar by;
+} physics__stage_claim;
+
+/* One stage's items finished by the calling thread ([STAGES_BY_FRONT - 1]) and by the others, each
+ * count on a cache line of its own: a thread bumps its own after every item (had it waited for the
+ * end of its items, a thread the machine stops between two items would hold the others up as if it
+ * were in one), and reads the other only when it has no more to claim. And where its items' claims
+ * begin. */
 typedef struct physics__stage_counter {
-    atomic_uint_least64_t claimed;
-    atomic_uint finished; /* items done */
-    char pad[64 - sizeof(atomic_uint_least64_t) - sizeof(atomic_uint)];
+    struct {
+        atomic_uint finished;
+        char pad[64 - sizeof(atomic_uint)];
+    } by[2];
+    uint32_t first_claim;
 } physics__stage_counter;
-#define STAGES_FRONT (UINT64_C(1) << 32)
+
+/* Whether the counter's stage of `items` has finished. */
+static inline bool stages__finished(physics__stage_counter *counter, uint32_t items,
+                                    memory_order order)
+{
+    return atomic_load_explicit(&counter->by[0].finished, order) +
+               atomic_load_explicit(&counter->by[1].finished, order) ==
+           items;
+}
 
 void physics__stages_free(physics__stages *st, ct_allocator_t *a)
 {
@@ -56,6 +78,8 @@ void physics__stages_free(physics__stages *st, ct_allocator_t *a)
         ct_free(a, st->stage, (size_t)st->cap * sizeof *st->stage);
     if (st->counter)
         ct_free(a, st->counter, (size_t)st->cap_counter * sizeof *st->counter);
+    if (st->claim)
+        ct_free(a, st->claim, (size_t)st->cap_claim * sizeof *st->claim);
     memset(st, 0, sizeof *st);
 }
 
@@ -121,22 +145,43 @@ static void stages__nap(stages__run *run, physics__stage_counter *counter, uint3
 {
     mtx_lock(&run->lock);
     atomic_fetch_add(&run->sleepers, 1u);
-    if (atomic_load(&counter->finished) < items) {
+    if (!stages__finished(counter, items, memory_order_seq_cst)) {
         run->st->naps++;
         do
             cnd_wait(&run->wake, &run->lock);
-        while (atomic_load(&counter->finished) < items);
+        while (!stages__finished(counter, items, memory_order_seq_cst));
     }
     atomic_fetch_sub(&run->sleepers, 1u);
     mtx_unlock(&run->lock);
+}
+
+/* When the counter's stage (the last of stages k..last) has finished: `at` moved past it, and the
+ * sleepers woken. Every thread looks when it has no more items to claim (and after each item while
+ * a thread sleeps): the one that counted the last item always sees it (its count and the look, the
+ * other's count and its look, are sequentially consistent), and a sleeper always hears (see
+ * stages__nap). Two may both see it: `at` only moves forward. */
+static void stages__finish(stages__run *run, physics__stage_counter *counter, uint32_t items,
+                           uint32_t last)
+{
+    if (!stages__finished(counter, items, memory_order_seq_cst))
+        return;
+    uint32_t at = atomic_load_explicit(&run->at, memory_order_relaxed);
+    while (at < last + 1 && !atomic_compare_exchange_weak_explicit(&run->at, &at, last + 1,
+                                                                   memory_order_release,
+                                                                   memory_order_relaxed))
+        ;
+    if (atomic_load(&run->sleepers)) {
+        mtx_lock(&run->lock);
+        cnd_broadcast(&run->wake);
+        mtx_unlock(&run->lock);
+    }
 }
 
 /* Waits until the counter's stage has finished: spinning, then yielding, then asleep. */
 static void stages__wait(stages__run *run, physics__stage_counter *counter, uint32_t items)
 {
     uint64_t deadline = 0;
-    for (uint32_t spin = 0;
-         atomic_load_explicit(&counter->finished, memory_order_acquire) < items; spin++) {
+    for (uint32_t spin = 0; !stages__finished(counter, items, memory_order_acquire); spin++) {
         if (spin < STAGES_SPINS) {
             stages__relax();
             continue;
@@ -164,6 +209,7 @@ static void stages__take_part(void *user, uint32_t begin, uint32_t end)
      * each colour, whose contacts are those of the same bodies), so what it writes stays in its
      * own core's cache for its next stage instead of moving between the cores. */
     const bool front = thrd_equal(thrd_current(), run->caller) != 0;
+    const unsigned char mine = front ? STAGES_BY_FRONT : STAGES_BY_BACK;
     for (uint32_t k = atomic_load_explicit(&run->at, memory_order_acquire); k < st->n;) {
         physics__stage *stage = &st->stage[k];
         const uint32_t items = stages__items(stage);
@@ -173,13 +219,23 @@ static void stages__take_part(void *user, uint32_t begin, uint32_t end)
             while (last + 1 < st->n && stages__items(&st->stage[last + 1]) == 1)
                 last++;
         physics__stage_counter *counter = &st->counter[k];
-        for (;;) {
-            const uint64_t was = atomic_fetch_add_explicit(
-                &counter->claimed, front ? STAGES_FRONT : 1u, memory_order_relaxed);
-            const uint32_t from_front = (uint32_t)(was >> 32), from_back = (uint32_t)was;
-            if (from_front + from_back >= items)
-                break;
-            const uint32_t i = front ? from_front : items - 1u - from_back;
+        physics__stage_claim *claim = &st->claim[counter->first_claim];
+        /* The front claims the items in order from the first, the others from the last down, each
+         * on the item's own claim: the front's and the back's are at the two ends of the stage
+         * until they meet, so claiming costs no cache line the other thread is writing. The front
+         * takes a prefix and the back a suffix: meeting an item the other end claimed, a thread
+         * has no more to take. (A back thread that meets a back thread's claim goes on down.) */
+        atomic_uint *ran = &counter->by[front ? 0 : 1].finished;
+        for (uint32_t at = 0; at < items; at++) {
+            const uint32_t i = front ? at : items - 1u - at;
+            unsigned char by = STAGES_FREE;
+            if (!atomic_compare_exchange_strong_explicit(&claim[i].by, &by, mine,
+                                                         memory_order_relaxed,
+                                                         memory_order_relaxed)) {
+                if (by != mine)
+                    break;
+                continue;
+            }
             if (items == 1) {
                 for (uint32_t q = k; q <= last; q++)
                     st->stage[q].fn(stages__user(&st->stage[q]), 0, st->stage[q].count);
@@ -189,15 +245,11 @@ static void stages__take_part(void *user, uint32_t begin, uint32_t end)
                     stage->count - from > stage->grain ? from + stage->grain : stage->count;
                 stage->fn(stages__user(stage), from, to);
             }
-            if (atomic_fetch_add(&counter->finished, 1u) + 1 == items) {
-                atomic_store_explicit(&run->at, last + 1, memory_order_release);
-                if (atomic_load(&run->sleepers)) {
-                    mtx_lock(&run->lock);
-                    cnd_broadcast(&run->wake);
-                    mtx_unlock(&run->lock);
-                }
-            }
+            atomic_fetch_add(ran, 1u);
+            if (atomic_load(&run->sleepers))
+                stages__finish(run, counter, items, last);
         }
+        stages__finish(run, counter, items, last);
         stages__wait(run, counter, items);
         k = last + 1;
     }
@@ -212,7 +264,13 @@ int physics__stages_run(physics__stages *st, ct_allocator_t *a, physics__pool po
         st->failed = false;
         return CT_ERR_NOMEM;
     }
-    if (!pool.parallel_for || by_section) {
+    if (n == 0)
+        return 0;
+    /* Stages of one item each have nothing to share: no thread is woken for them. */
+    bool shared = false;
+    for (uint32_t k = 0; k < n && !shared; k++)
+        shared = stages__items(&st->stage[k]) > 1;
+    if (!pool.parallel_for || by_section || !shared) {
         /* One thread: the plain loop. A pool that times its jobs (the benchmark's) gets one
          * section per stage, and the single-item stages run here, as they would on one thread. */
         for (uint32_t k = 0; k < n; k++) {
@@ -225,12 +283,21 @@ int physics__stages_run(physics__stages *st, ct_allocator_t *a, physics__pool po
         }
         return 0;
     }
-    if (physics__reserve(a, (void **)&st->counter, &st->cap_counter, n, sizeof *st->counter))
+    uint32_t claims = 0;
+    for (uint32_t k = 0; k < n; k++)
+        claims += stages__items(&st->stage[k]);
+    if (physics__reserve(a, (void **)&st->counter, &st->cap_counter, n, sizeof *st->counter) ||
+        physics__reserve(a, (void **)&st->claim, &st->cap_claim, claims, sizeof *st->claim))
         return CT_ERR_NOMEM;
+    claims = 0;
     for (uint32_t k = 0; k < n; k++) {
-        atomic_init(&st->counter[k].claimed, UINT64_C(0));
-        atomic_init(&st->counter[k].finished, 0u);
+        atomic_init(&st->counter[k].by[0].finished, 0u);
+        atomic_init(&st->counter[k].by[1].finished, 0u);
+        st->counter[k].first_claim = claims;
+        claims += stages__items(&st->stage[k]);
     }
+    for (uint32_t i = 0; i < claims; i++)
+        atomic_init(&st->claim[i].by, (unsigned char)STAGES_FREE);
     stages__run run = {.st = st, .caller = thrd_current()};
     atomic_init(&run.at, 0u);
     atomic_init(&run.sleepers, 0u);

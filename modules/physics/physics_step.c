@@ -243,26 +243,36 @@ static inline physics__v3 step__clamp_speed(physics__v3 v)
 
 /* A body that left the world's bounds stops at the border, losing its velocity along that axis;
  * the report names the first. */
-void physics__scene_keep_inside(physics__scene *s)
+static void step__stop_at_border(physics__scene *s, uint32_t i)
 {
     physics__bodies *b = &s->bodies;
     const float max = CT_PHYSICS_MAX_POSITION;
-    for (uint32_t i = 0; i < b->n; i++) {
-        if (v3_within(b->position[i], max))
-            continue;
-        float p[3], v[3];
-        v3_store(b->position[i], p);
-        v3_store(b->velocity[i], v);
-        for (int k = 0; k < 3; k++)
-            if (!(fabsf(p[k]) <= max)) {
-                p[k] = p[k] > 0.0f ? max : -max;
-                v[k] = 0.0f;
-            }
-        b->position[i] = v3_load(p);
-        b->velocity[i] = v3_load(v);
-        if (!s->report.escaped++)
-            s->report.escaped_entity = b->entity[i].id;
-    }
+    float p[3], v[3];
+    v3_store(b->position[i], p);
+    v3_store(b->velocity[i], v);
+    for (int k = 0; k < 3; k++)
+        if (!(fabsf(p[k]) <= max)) {
+            p[k] = p[k] > 0.0f ? max : -max;
+            v[k] = 0.0f;
+        }
+    b->position[i] = v3_load(p);
+    b->velocity[i] = v3_load(v);
+    if (!s->report.escaped++)
+        s->report.escaped_entity = b->entity[i].id;
+}
+
+void physics__scene_keep_body_inside(physics__scene *s, uint32_t i)
+{
+    if (!v3_within(s->bodies.position[i], CT_PHYSICS_MAX_POSITION))
+        step__stop_at_border(s, i);
+}
+
+void physics__scene_keep_inside(physics__scene *s)
+{
+    const physics__bodies *b = &s->bodies;
+    for (uint32_t i = 0; i < b->n; i++)
+        if (!v3_within(b->position[i], CT_PHYSICS_MAX_POSITION))
+            step__stop_at_border(s, i);
 }
 
 void physics__scene_settle(physics__scene *s)

@@ -265,6 +265,14 @@ void run_matching(physics__scene *s, int steps, const uint64_t *hashes)
     }
 }
 
+void run_rolled_back(physics__scene *s, const uint8_t *snap, uint32_t size, int steps,
+                     uint64_t *hashes)
+{
+    run_recording(s, steps, hashes);
+    assert_int_equal(physics__snapshot_restore(s, NULL, snap, size), 0);
+    run_matching(s, steps, hashes);
+}
+
 /* Built with PHYSICS_FIXTURE_NO_JOBS (the clang builds of the hash tests, which link no kernel)
  * two_threads stays zero: a test's own "two threads" pass runs serially again, and
  * physics_fixture_run_groups runs no second group. */

@@ -86,6 +86,10 @@ uint8_t *save_snapshot(physics__scene *s, uint32_t *size);
 void run_recording(physics__scene *s, int steps, uint64_t *hashes);
 /* `steps` steps one at a time, each asserted to end on the hash run_recording gave. */
 void run_matching(physics__scene *s, int steps, const uint64_t *hashes);
+/* A rollback's round trip: `steps` steps recorded into hashes[0 .. steps - 1], snap (size bytes,
+ * taken before them) restored, and the same steps asserted to end on the same hashes. */
+void run_rolled_back(physics__scene *s, const uint8_t *snap, uint32_t size, int steps,
+                     uint64_t *hashes);
 
 /* Starts the job service on two threads and points two_threads at it: non-zero when it could not.
  * physics_fixture_stop ends it (after the last test). */

@@ -1185,6 +1185,257 @@ static void test_refusals_name_the_call_and_field_given(void **state)
     t->entity->destroy_batch(e, 2);
 }
 
+/* ---- tables whose fields raise ------------------------------------------------------------- */
+
+/* A compound's children given as strict tables (a metatable whose __index raises on a field the
+ * table lacks, as strict-mode or class tables do): reading the optional fields of the third child
+ * raises after the two hull children before it had their points read into scratch. The error
+ * reaches the script and nothing is left allocated (the teardown's leak check: before, each call
+ * leaked the two children's points, 96 bytes each); a plain table then gives the body. */
+static const char lua_strict_children[] =
+    "function strict_children(w, x)\n"
+    "  local strict = { __index = function(_, key) error('strict: no field ' .. key, 2) end }\n"
+    "  local cube = unit_cube()\n"
+    "  local hull = { shape = 'hull', points = cube }\n"
+    "  for k = 1, 16 do\n"
+    "    local leg = setmetatable({ shape = 'box', half_extents = {0.1, 0.5, 0.1} }, strict)\n"
+    "    local ok, err = pcall(Physics.add_compound, w, x, { hull, hull, leg })\n"
+    "    assert(not ok and err:find('strict: no field', 1, true), err)\n"
+    "  end\n"
+    "  assert(not pcall(Actor.shape, w, x))\n"
+    "  local ball = { shape = 'sphere', radius = 0.5, position = {0, 1, 0} }\n"
+    "  Physics.add_compound(w, x, { hull, ball })\n"
+    "  assert(Actor.shape(w, x) == 'compound')\n"
+    "end\n";
+
+static void test_lua_strict_children_leave_nothing(void **state)
+{
+    (void)state;
+    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "strict_children"});
+    const ct_entity_t x = t->entity->create();
+    physics_lua_unit_cube();
+    assert_int_equal(t->lua->run_string(lua_strict_children, "strict_children"), 0);
+    test_lua_call("strict_children", w, &x, 1);
+    assert_int_equal(p4->body_count(w), 1);
+    t->worlds->destroy_world(w);
+    t->entity->destroy(x);
+}
+
+/* A script whose desc table destroys the world when the binding reads it (its __index runs after
+ * the world was checked): the call raises naming the world gone. Before, the error gave the
+ * reason of the call refused before it (here "points (coplanar ...)"), a field this call had
+ * right. */
+static const char lua_world_gone[] =
+    "function world_gone(w, x)\n"
+    "  local flat = {0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 1}\n"
+    "  refused({bad_world, 'entity ' .. x, 'points (coplanar'}, Physics.add_hull, w, x, flat)\n"
+    "  local desc = setmetatable({}, { __index = function(_, key)\n"
+    "    if key == 'kind' then World.destroy(w) end\n"
+    "  end })\n"
+    "  local ok, err = pcall(Physics.add_hull, w, x, unit_cube(), desc)\n"
+    "  assert(not ok and err:find(bad_world, 1, true) and\n"
+    "         err:find('is not a world with physics', 1, true) and not err:find('coplanar'), err)\n"
+    "end\n";
+
+static void test_lua_world_destroyed_while_reading_args(void **state)
+{
+    (void)state;
+    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "world_gone"});
+    const ct_entity_t x = t->entity->create();
+    load_refusals(w, lua_world_gone, "world_gone");
+    log__set_sink(capture, NULL);
+    test_lua_call("world_gone", w, &x, 1);
+    log__set_sink(NULL, NULL);
+    captured[0] = '\0';
+    t->entity->destroy(x);
+}
+
+/* The log holds `want` (printf-style, naming the world first) (and is emptied). */
+static void expect_logged_world(ct_world_o *w, const char *want_fmt)
+{
+    char want[160];
+    snprintf(want, sizeof want, want_fmt, (void *)w);
+    if (!strstr(captured, want))
+        fail_msg("'%s' does not hold '%s'", captured, want);
+    captured[0] = '\0';
+}
+
+/* The log holds "<what>: world <w>: out (NULL with max 4" (and is emptied). */
+static void expect_null_out(const char *what, ct_world_o *w)
+{
+    char want_fmt[96];
+    snprintf(want_fmt, sizeof want_fmt, "%s: world %%p: out (NULL with max 4", what);
+    expect_logged_world(w, want_fmt);
+}
+
+/* The calls that list into out (overlap_sphere, shapes, sensor_contents) given NULL with room
+ * asked for (max 4): each counts as with max 0, writes nothing, and the log names the call, the
+ * world and out. Before, each wrote through NULL (SIGSEGV). */
+static void test_null_lists_only_count(void **state)
+{
+    (void)state;
+    ct_entity_t e[3];
+    ct_world_o *w = world_with_character("null_lists", e);
+    const ct_rigid_body_desc_t zone = {.kind = CT_BODY_STATIC,
+                                       .shape = CT_BODY_BOX,
+                                       .half_extents = {1, 1, 1},
+                                       .position = {0, 1, 0}};
+    assert_int_equal(p4->add_rigid_body(w, e[2], &zone), 0);
+    assert_int_equal(p5->set_sensor(w, e[2], true), 0);
+    for (int k = 0; k < 2; k++)
+        p4->simulate(w, step);
+    const float at[3] = {0, 1, 0};
+    const uint32_t near = p4->overlap_sphere(w, at, 2.0f, NULL, 0);
+    const uint32_t inside = p5->sensor_contents(w, e[2], NULL, 0);
+    assert_int_equal(p4->shapes(w, 0, NULL, 0), 3);
+    assert_true(near >= 2 && inside == 1);
+    captured[0] = '\0';
+    log__set_sink(capture, NULL);
+    assert_int_equal(p4->overlap_sphere(w, at, 2.0f, NULL, 4), near);
+    expect_null_out("overlap_sphere", w);
+    assert_int_equal(p4->shapes(w, 0, NULL, 4), 3);
+    expect_null_out("shapes", w);
+    assert_int_equal(p5->sensor_contents(w, e[2], NULL, 4), inside);
+    expect_null_out("sensor_contents", w);
+    log__set_sink(NULL, NULL);
+    t->worlds->destroy_world(w);
+    t->entity->destroy_batch(e, 3);
+}
+
+/* The calls that read a body, a point mass, a joint or the world into an out given NULL: each is
+ * refused (CT_ERR_INVALID; gravity and events, which answer nothing, do nothing), logged naming
+ * the call, the world, the entity (or the joint) and the field. Before, each wrote through NULL
+ * (SIGSEGV). */
+static void test_null_outs_refused(void **state)
+{
+    (void)state;
+    ct_entity_t e[3];
+    ct_world_o *w = world_with_character("null_outs", e);
+    const ct_rigid_body_desc_t ball = ball_desc(2, 3, 0, 0.25f);
+    assert_int_equal(p4->add_rigid_body(w, e[2], &ball), 0);
+    const ct_joint_desc_t hang = {.type = CT_JOINT_BALL, .anchor = {2, 4, 0}, .axis = {1, 0, 0}};
+    ct_physics_joint_t j;
+    assert_int_equal(p4->add_joint(w, e[2], (ct_entity_t){0}, &hang, &j), 0);
+    const ct_entity_t point = t->entity->create();
+    const ct_point_mass_desc_t pm = {.mass = 2, .position = {0, 10, 0}};
+    assert_int_equal(p4->add_point_mass(w, point, &pm), 0);
+    p4->simulate(w, step);
+    captured[0] = '\0';
+    log__set_sink(capture, NULL);
+    expect_refused_by(p4->velocity(w, e[2], NULL), w, e[2], "velocity", "out (NULL)");
+    expect_refused_by(p4->position(w, e[2], NULL), w, e[2], "position", "out (NULL)");
+    expect_refused_by(p4->rotation(w, e[2], NULL), w, e[2], "rotation", "out (NULL)");
+    expect_refused_by(p4->angular_velocity(w, e[2], NULL), w, e[2], "angular_velocity",
+                      "out (NULL)");
+    expect_refused_by(p4->locks(w, e[2], NULL), w, e[2], "locks", "out (NULL)");
+    expect_refused_by(p4->user_data(w, e[2], NULL), w, e[2], "user_data", "out (NULL)");
+    uint32_t mask;
+    expect_refused_by(p4->collision_filter(w, e[2], NULL, &mask), w, e[2], "collision_filter",
+                      "layer, mask (NULL)");
+    expect_refused_by(p4->point_position(w, point, NULL), w, point, "point_position",
+                      "out (NULL)");
+    expect_refused_by(p4->point_velocity(w, point, NULL), w, point, "point_velocity",
+                      "out (NULL)");
+    assert_int_equal(p4->joint_value(w, j, NULL), CT_ERR_INVALID);
+    char joint[96];
+    snprintf(joint, sizeof joint, "joint_value: world %%p, joint %u: out (NULL) refused", j.id);
+    expect_logged_world(w, joint);
+    p4->gravity(w, NULL);
+    expect_logged_world(w, "gravity: world %p: out (NULL) refused");
+    assert_null(p4->events(w, NULL));
+    expect_logged_world(w, "events: world %p: size (NULL) refused");
+    log__set_sink(NULL, NULL);
+    t->worlds->destroy_world(w);
+    t->entity->destroy_batch(e, 3);
+    t->entity->destroy(point);
+}
+
+/* ---- damaged snapshots ---------------------------------------------------------------------- */
+
+/* The offset of the last copy of the 4 bytes at `bytes` in buf (joints, characters and point
+ * masses are the snapshot's last parts), failing the test if there is none. */
+static size_t last_copy(const uint8_t *buf, size_t size, const void *bytes)
+{
+    size_t at = SIZE_MAX;
+    for (size_t k = 0; k + 4 <= size; k++)
+        if (!memcmp(buf + k, bytes, 4))
+            at = k;
+    assert_true(at != SIZE_MAX);
+    return at;
+}
+
+/* A snapshot with the 4 bytes of `was` (its last copy) replaced by `now` is refused, changing
+ * nothing, and the log names the world and each of words ('|' between them). */
+static void damaged_refused(ct_world_o *w, const uint8_t *snap, uint32_t size, const void *was,
+                            const void *now, const char *words)
+{
+    uint8_t *bad = malloc(size);
+    assert_non_null(bad);
+    memcpy(bad, snap, size);
+    memcpy(bad + last_copy(bad, size, was), now, 4);
+    const uint64_t before = p4->state_hash(w);
+    captured[0] = '\0';
+    log__set_sink(capture, NULL);
+    assert_int_equal(p4->restore_snapshot(w, bad, size), CT_ERR_INVALID);
+    log__set_sink(NULL, NULL);
+    assert_int_equal(p4->state_hash(w), before);
+    char world[64], list[256];
+    snprintf(world, sizeof world, "restore_snapshot: world %p: refused", (void *)w);
+    snprintf(list, sizeof list, "%s", words);
+    if (!strstr(captured, world))
+        fail_msg("'%s' does not name %s", captured, world);
+    for (char *word = strtok(list, "|"); word; word = strtok(NULL, "|"))
+        if (!strstr(captured, word))
+            fail_msg("'%s' does not name '%s'", captured, word);
+    free(bad);
+}
+
+/* A snapshot's joints, characters and point masses damaged where the world reads them: a NaN
+ * anchor of a ball's joint, a joint to an entity without a body, a NaN step_down of a character,
+ * a NaN position of a point mass. Each is refused naming the part, its entity and the field, and
+ * the world is as it was; the snapshot undamaged restores. Before, all four were taken: the ball
+ * flew to the world's border (-1e5, -1e5, -1e5) in five steps, the point mass stayed NaN. */
+static void test_damaged_snapshot_parts_refused(void **state)
+{
+    (void)state;
+    ct_entity_t e[3];
+    ct_world_o *w = world_with_character("damaged_snapshot", e);
+    const ct_rigid_body_desc_t ball = ball_desc(3.8125f, 3.0f, 0, 0.25f);
+    assert_int_equal(p4->add_rigid_body(w, e[2], &ball), 0);
+    const float anchor = 3.1875f, step_down = 0.296875f, mass_x = 0.4375f, nan = NAN;
+    const ct_joint_desc_t hang = {
+        .type = CT_JOINT_BALL, .anchor = {anchor, 3.0f, 0}, .axis = {1, 0, 0}};
+    ct_physics_joint_t j;
+    assert_int_equal(p4->add_joint(w, e[2], (ct_entity_t){0}, &hang, &j), 0);
+    ct_character_settings_t set;
+    assert_int_equal(p5->character_settings(w, e[1], &set), 0);
+    set.step_down = step_down;
+    assert_int_equal(p5->set_character_settings(w, e[1], &set), 0);
+    const ct_entity_t point = t->entity->create();
+    const ct_point_mass_desc_t pm = {.mass = 2, .position = {mass_x, 10, 0}};
+    assert_int_equal(p4->add_point_mass(w, point, &pm), 0);
+    for (int k = 0; k < 5; k++)
+        p4->simulate(w, step);
+    const uint32_t size = p4->snapshot_size(w);
+    uint8_t *snap = malloc(size);
+    assert_non_null(snap);
+    assert_int_equal(p4->save_snapshot(w, snap, size), size);
+    char words[160];
+    snprintf(words, sizeof words, "joint %u (entities %u and 0)|anchors", j.id, e[2].id);
+    damaged_refused(w, snap, size, &anchor, &nan, words);
+    snprintf(words, sizeof words, "joint %u|bodies", j.id);
+    damaged_refused(w, snap, size, &e[2].id, &point.id, words);
+    snprintf(words, sizeof words, "character %u|step_down", e[1].id);
+    damaged_refused(w, snap, size, &step_down, &nan, words);
+    snprintf(words, sizeof words, "point mass %u|position", point.id);
+    damaged_refused(w, snap, size, &mass_x, &nan, words);
+    assert_int_equal(p4->restore_snapshot(w, snap, size), 0);
+    free(snap);
+    t->worlds->destroy_world(w);
+    t->entity->destroy_batch(e, 3);
+    t->entity->destroy(point);
+}
+
 /* ---- every Lua function, every argument wrong ------------------------------------------------ */
 
 /* Every function of the Physics and Actor tables, called with valid arguments except one, which
@@ -1292,6 +1543,11 @@ int main(void)
         cmocka_unit_test(test_queries_refuse_nan_naming_world_field),
         cmocka_unit_test(test_joint_motor_refusals_name_entities),
         cmocka_unit_test(test_refusals_name_the_call_and_field_given),
+        cmocka_unit_test(test_lua_strict_children_leave_nothing),
+        cmocka_unit_test(test_damaged_snapshot_parts_refused),
+        cmocka_unit_test(test_lua_world_destroyed_while_reading_args),
+        cmocka_unit_test(test_null_lists_only_count),
+        cmocka_unit_test(test_null_outs_refused),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }

@@ -186,9 +186,7 @@ static void test_damped_pile_rolls_back(void **state)
     uint32_t size;
     uint8_t *snap = save_snapshot(&s, &size);
     uint64_t hashes[30];
-    run_recording(&s, 30, hashes);
-    assert_int_equal(physics__snapshot_restore(&s, NULL, snap, size), 0);
-    run_matching(&s, 30, hashes);
+    run_rolled_back(&s, snap, size, 30, hashes);
     free(snap);
     physics__scene_free(&s);
 }

@@ -3,7 +3,8 @@
  * cannot reach through the API: the pairs a continuous sweep reported touching, kept across a
  * restore so the event streams that follow are those of never having left, byte for byte; and
  * the size of a resting pile's snapshot, whose contacts were found at steps of their own, the
- * same bytes whether the pile was stepped on one thread or two.
+ * same bytes whether the pile was stepped on one thread or two, and of a settled wall's, each
+ * held under a fixed bound.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -218,7 +219,8 @@ static void pile(physics__scene *s, physics__pool on)
 }
 
 /* The pile's contacts were found at steps of their own and recycled since: its snapshot stays
- * under issue 20's 128 bytes an awake body, and restored, the next 30 steps give the hashes of
+ * under a bound a little over what format 6 takes here (106.2 bytes an awake body; format 5 took
+ * 113.4, issue 20 asks 128 of large_pyramid), and restored, the next 30 steps give the hashes of
  * the 30 that followed the save. The pile stepped on two threads saves the same bytes, and its
  * world takes the serial one's snapshot and goes on with the same hashes. */
 static void test_a_resting_pile_packs_small(void **state)
@@ -230,11 +232,9 @@ static void test_a_resting_pile_packs_small(void **state)
     uint8_t *snap = save_snapshot(&s, &size);
     print_message("pile: %u bytes for %u bodies (%.2f a body), %u contacts\n", size, s.bodies.n,
                   (double)size / (double)s.bodies.n, s.rigid.num_cache);
-    assert_true(size <= 128u * s.bodies.n);
+    assert_true(size <= 110u * s.bodies.n);
     uint64_t hashes[30];
-    run_recording(&s, 30, hashes);
-    assert_int_equal(physics__snapshot_restore(&s, NULL, snap, size), 0);
-    run_matching(&s, 30, hashes);
+    run_rolled_back(&s, snap, size, 30, hashes);
     if (two_threads.parallel_for) {
         pile(&s2, two_threads);
         uint32_t size2;
@@ -251,6 +251,37 @@ static void test_a_resting_pile_packs_small(void **state)
     physics__scene_free(&s);
 }
 
+/* A wall of 1 m cubes, 12 columns of 8 on the ground, settled for 150 steps: its bodies stand in
+ * rows as a level puts them, and its snapshot (physics_snapshot.c, format 6) tells each body's
+ * pose and velocities from the bodies before and each contact's impulses from the one in its place
+ * of the body before. Its size is held under a fixed bound a little over what format 6 takes (75.0
+ * bytes a body; format 5 took 80.3), so a change of the format or of the solver that grows it
+ * fails here, and restored, the next 30 steps give the hashes of the 30 that followed the save. */
+static void test_a_settled_wall_packs_under_its_bound(void **state)
+{
+    (void)state;
+    physics__scene s;
+    on_ground(&s, 40.0f, false);
+    uint32_t id = 2;
+    for (int column = 0; column < 12; column++)
+        for (int row = 0; row < 8; row++) {
+            ct_rigid_body_desc_t d =
+                cube(1.02f * (float)column - 6.0f, 0.5f + (float)row, 0.0f, 0.5f);
+            d.mass = 10.0f;
+            add(&s, id++, d);
+        }
+    run(&s, 150);
+    uint32_t size;
+    uint8_t *snap = save_snapshot(&s, &size);
+    print_message("wall: %u bytes for %u bodies (%.2f a body), %u contacts\n", size, s.bodies.n,
+                  (double)size / (double)s.bodies.n, s.rigid.num_cache);
+    assert_true(size <= 78u * s.bodies.n);
+    uint64_t hashes[30];
+    run_rolled_back(&s, snap, size, 30, hashes);
+    free(snap);
+    physics__scene_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -258,6 +289,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bullets_in_a_room_roll_back, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_damaged_sweep_list_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_resting_pile_packs_small, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_settled_wall_packs_under_its_bound, setup, teardown),
     };
     if (physics_fixture_start())
         return 1;

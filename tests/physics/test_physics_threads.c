@@ -631,6 +631,51 @@ static void test_stages_sleep_through_a_held_stage(void **state)
     physics__stages_free(&st, &alloc.base);
 }
 
+/* physics_stages.c: a run whose stages are all of one item has nothing to share, so it never
+ * hands the pool a section (one woke a worker for nothing before: the pair sort of a few hundred
+ * pairs is such a run); a run with a stage of two items does, once. */
+static uint32_t counted_sections;
+
+static void counting_parallel_for(void *ctx, uint32_t count, uint32_t grain, ct_range_f fn,
+                                  void *user)
+{
+    counted_sections++;
+    two_threads.parallel_for(ctx, count, grain, fn, user);
+}
+
+static void test_stages_of_one_item_stay_on_the_caller(void **state)
+{
+    (void)state;
+    if (!two_threads.parallel_for)
+        skip(); /* (no job service on this machine) */
+    const physics__pool counting = {counting_parallel_for, two_threads.ctx};
+    physics__stages st = {0};
+    static uint64_t v[CHAIN_STAGES * CHAIN];
+    for (uint32_t i = 0; i < CHAIN; i++)
+        v[i] = 1;
+    for (uint32_t k = 1; k < 4; k++) {
+        const chain_job job = {v, k};
+        physics__stages_add(&st, &alloc.base, chain_range, (void *)&job, sizeof job, CHAIN, 0);
+    }
+    counted_sections = 0;
+    assert_int_equal(physics__stages_run(&st, &alloc.base, counting, false), 0);
+    assert_int_equal(counted_sections, 0);
+    /* Three doublings of 96 ones. */
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < CHAIN; i++)
+        total += v[3 * CHAIN + i];
+    assert_int_equal(total, 96u * 8u);
+    const chain_job job = {v, 4};
+    physics__stages_add(&st, &alloc.base, chain_range, (void *)&job, sizeof job, CHAIN, 48);
+    assert_int_equal(physics__stages_run(&st, &alloc.base, counting, false), 0);
+    assert_int_equal(counted_sections, 1);
+    total = 0;
+    for (uint32_t i = 0; i < CHAIN; i++)
+        total += v[4 * CHAIN + i];
+    assert_int_equal(total, 96u * 16u);
+    physics__stages_free(&st, &alloc.base);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -642,6 +687,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_stages_keep_order_on_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stages_sleep_through_a_held_stage, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stages_of_one_item_stay_on_the_caller, setup,
+                                        teardown),
     };
     if (physics_fixture_start())
         return 1;
