@@ -883,13 +883,14 @@ static uint32_t poly__flat_edges(const physics__poly *a, const physics__poly *b,
  * its front) and polytope b, by the separating-axis test on extents: a's plane, b's face normals,
  * and the cross products of a's edges with b's edge directions (a box has three, not twelve; its
  * edge along the best one is then the one facing a). The axes that would push b out through a's
- * back are not the contact's, but they still tell whether the two touch: when every axis the
- * contact may take has them overlap and one of those others shows them apart (by more than
- * PHYSICS_PLANE_SLACK), b lies behind or beside a, clear of it, and a gives no contact. Taken
- * along the best axis that faces a's front, such a body got points far under it: a board on the
- * bunny's scanned back, 10 cm clear of small triangles facing sideways under its end, got points
- * 0.5 m deep along their normals, was pushed by them at up to RIGID_PUSH_SPEED and spun up (15
- * rad/s on landing; 63 with the turn in the speculative margin, which takes in more of them). */
+ * back are not the contact's, but they count in the test: when the axis of least penetration over
+ * all of them is one of those and shows the two apart, b lies beside or behind a, clear of it by
+ * that much, and a gives no contact. Taken along the best axis that faces a's front, such a body
+ * got a contact far deeper than it was: a board on the bunny's scanned back, 5 to 19 cm clear
+ * along such an axis of small triangles facing sideways under its end, got points 0.1 to 0.5 m
+ * deep along their normals (physics_mesh.c gives the face's normal to a contact that leans too far
+ * from it), was pushed by them at up to RIGID_PUSH_SPEED and spun up (15 rad/s after landing; 80
+ * with the turn in the speculative margin, which takes in more of them). */
 static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, float margin,
                                 bool prefer_b, physics__manifold_out *m)
 {
@@ -899,7 +900,7 @@ static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, 
     const float face_a = lo - a->d[0];
     if (face_a > margin || a->d[0] - hi > margin)
         return;
-    /* (The most an axis of b's or of the edges' that is not the contact's separates them.) */
+    /* (The most an axis of b's or of the edges' that may not be the contact's separates them.) */
     float behind = -INFINITY;
     float face_b = -INFINITY, edge = -INFINITY;
     uint32_t fb = 0, ea = 0, eb = 0;
@@ -991,7 +992,7 @@ static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, 
                        s2 = v3_dot(b->axis[o2], edge_axis) < 0.0f;
         eb = 4u * eb + s1 + 2u * s2;
     }
-    if (behind > PHYSICS_PLANE_SLACK && f_max(face_a, f_max(face_b, edge)) < 0.0f)
+    if (behind > 0.0f && behind > f_max(face_a, f_max(face_b, edge)))
         return;
     /* a's only face is its front, face 0. */
     poly__contact(a, b, margin, prefer_b,
