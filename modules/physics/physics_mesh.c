@@ -649,22 +649,6 @@ static void mesh__face_contact(mesh__collide *c, const physics__poly *tp, bool c
     }
 }
 
-/* The contact o of the full test, given triangle tp's face normal instead (mesh__face_contact), as
- * deep as the test found it and no deeper (Jolt's active edges keep the depth too): the test's
- * axis is the one of least penetration, and along the face's normal a body that leans from it
- * reaches far under the plane. A board tilted over small triangles of the scanned bunny, its edge
- * over them (a few mm along the test's axis), got points 0.1 to 0.5 m deep along their normals and
- * was thrown about by them. */
-static void mesh__face_normal(mesh__collide *c, const physics__poly *tp, physics__manifold_out *o)
-{
-    float found = INFINITY;
-    for (uint32_t k = 0; k < o->count; k++)
-        found = f_min(found, o->p[k].sep);
-    mesh__face_contact(c, tp, false, o);
-    for (uint32_t k = 0; k < o->count; k++)
-        o->p[k].sep = f_max(o->p[k].sep, found);
-}
-
 /* The point of triangle v[0..2] nearest to p (Ericson, Real-Time Collision Detection, 5.1.5). */
 static physics__v3 mesh__closest(const physics__v3 *v, physics__v3 p)
 {
@@ -826,10 +810,11 @@ static void mesh__collide_near(mesh__collide *c, uint32_t t, physics__v3 n, floa
         /* An edge's normal may only lean from the face as far as the neighbours over its shared
          * edges do (its Voronoi region, roughly): past that it is a seam's normal, which kicks a
          * body sideways into the next triangle. Then the face's normal is the contact's. */
-        if (o->count && (v3_dot(o->normal, tp.n[0]) < mesh->cos_limit[t] ||
-                         (mesh->cos_limit[t] == -1.0f && v3_dot(o->normal, tp.n[0]) < 0.9999f &&
-                          fabsf(mesh__lowest(c, &tp)) <= MESH_SEAM_DEPTH)))
-            mesh__face_normal(c, &tp, o);
+        if (o->count && v3_dot(o->normal, tp.n[0]) < mesh->cos_limit[t])
+            mesh__face_contact(c, &tp, false, o);
+        else if (o->count && mesh->cos_limit[t] == -1.0f && v3_dot(o->normal, tp.n[0]) < 0.9999f &&
+                 fabsf(mesh__lowest(c, &tp)) <= MESH_SEAM_DEPTH)
+            mesh__face_contact(c, &tp, false, o);
     }
     if (!o->count)
         return;
