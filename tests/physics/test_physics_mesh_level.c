@@ -176,14 +176,19 @@ static float bunny_top_under(float x, float z, float yaw, float u, float w)
 }
 
 /* A thin board (0.6 x 0.02 x 0.15 m, layer 2) dropped flat from 0.3 m over the bunny's back at
- * (-0.2, 0.1): after 5 s it is still on the bunny, its centre above the surface under it (a ray
+ * (0.2, 0.1): after 5 s it is still on the bunny, its centre above the surface under it (a ray
  * from above that sees only the bunny). (It need not rest: a board this thin is swept by the
  * continuous collision of physics_ccd.c every step it moves, and on the scanned triangles it may
- * still rock; see test_physics_mesh_manifolds for resting on a crease.) */
+ * still rock; see test_physics_mesh_manifolds for resting on a crease.) It was dropped at
+ * (-0.2, 0.1), across the 35 cm step from the back up to the head: there it lands on its edge, turns
+ * at 20 rad/s, and whether it then leans on the head or slides off the side is chaos (dropped at
+ * -4 to +4 cm along x from there, it slid off in 7 of 9 drops once triangles clear of it gave it
+ * no deep points; at -0.2 it stayed, before, only as the sweeps held it for 20 steps in which it
+ * gained 2 J). */
 static void test_board_stays_on_the_bunny(void **state)
 {
     (void)state;
-    const float x = -0.2f, z = 0.1f;
+    const float x = 0.2f, z = 0.1f;
     ct_entity_t e[2];
     spawn_board("0.3 0.01 0.075", false, e);
     const float top = bunny_top_under(x, z, 0.0f, 0.3f, 0.075f);
