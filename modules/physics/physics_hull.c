@@ -890,7 +890,7 @@ static uint32_t poly__flat_edges(const physics__poly *a, const physics__poly *b,
  * along such an axis of small triangles facing sideways under its end, got points 0.1 to 0.5 m
  * deep along their normals (physics_mesh.c gives the face's normal to a contact that leans too far
  * from it), was pushed by them at up to RIGID_PUSH_SPEED and spun up (15 rad/s after landing; 80
- * with the turn in the speculative margin, which takes in more of them). */
+ * with the turn counted in the speculative margin up to 5 cm, which takes in more of them). */
 static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, float margin,
                                 bool prefer_b, physics__manifold_out *m)
 {
