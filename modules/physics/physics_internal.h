@@ -861,6 +861,7 @@ typedef struct physics__rigid {
     physics__rigid_drive *drive; /* per body, this step */
     uint32_t cap_drive;
     bool bouncy;  /* some contact of the step has restitution */
+    bool turns;   /* some contact of the step has a capsule: its anchors turn (physics_rigid.c) */
     /* The contacts in colours of blocks of four (physics_rigid_wide.c). */
     struct physics__rigid_block *block;
     uint32_t num_blocks, cap_blocks, num_colours;
@@ -1279,6 +1280,9 @@ int physics__rigid_wide_prepare(physics__scene *s);
  * found no colour (on any thread: each place is written by one contact). */
 #define PHYSICS_WIDE_OVERFLOW 0x80000000u
 void physics__rigid_wide_lane(physics__rigid *r, uint32_t ci, const physics__rigid_contact *c);
+/* Contact ci's rows made again where its anchors turned to (physics_rigid.c): c's rows, masses,
+ * separations and levers into its lane or overflow contact, its impulses kept. */
+void physics__rigid_wide_rows(physics__rigid *r, uint32_t ci, const physics__rigid_contact *c);
 void physics__rigid_wide_seal(physics__scene *s);
 void physics__rigid_wide_pass(physics__scene *s, int mode, float inv_h, uint32_t order);
 void physics__rigid_wide_finish(physics__scene *s);
