@@ -659,6 +659,7 @@ typedef struct physics__rigid_contact {
     uint32_t a, b, count, cached;
     uint32_t pair; /* its manifold's slot: where its geometry is (physics__rigid.geo) */
     uint32_t passes; /* of its normal rows per solver pass: more for an impact (physics_rigid.c) */
+    uint32_t turns;  /* 1: its anchors turn with the bodies every substep (a capsule's) */
     physics__v3 normal, t1, t2;
     physics__v3 center_a;         /* the centre from a's centre (for the event's point) */
     physics__rigid_row f1, f2;    /* tangent rows at the centre (their masses unused) */
@@ -692,6 +693,7 @@ typedef struct physics__rigid_kept {
     uint32_t a, b, count;
     uint32_t pair;   /* its manifold's slot: where its geometry is (physics__rigid.geo) */
     uint32_t passes; /* of its normal rows per solver pass */
+    uint32_t turns;  /* its anchors turn with the bodies (physics__rigid_contact) */
     physics__v3 normal;
     physics__v3 center_a; /* the centre from a's centre (for the event's point) */
     float restitution;
@@ -861,7 +863,7 @@ typedef struct physics__rigid {
     physics__rigid_drive *drive; /* per body, this step */
     uint32_t cap_drive;
     bool bouncy;  /* some contact of the step has restitution */
-    bool turns;   /* some contact of the step has a capsule: its anchors turn (physics_rigid.c) */
+    bool turns;   /* some contact of the step turns its anchors (physics_rigid.c) */
     /* The contacts in colours of blocks of four (physics_rigid_wide.c). */
     struct physics__rigid_block *block;
     uint32_t num_blocks, cap_blocks, num_colours;

@@ -149,7 +149,7 @@ typedef struct rigid__narrow_job {
 /* (After the shape tests only: some pair hits a sleeping island, NARROW_HIT.) */
 #define RIGID_SLICE_HITS (1u << 30)
 #define RIGID_SLICE_BOUNCY (1u << 30)
-#define RIGID_SLICE_TURNS (1u << 29) /* some contact has a capsule (rigid__turns) */
+#define RIGID_SLICE_TURNS (1u << 29) /* some contact turns its anchors (rigid__turns) */
 #define RIGID_SLICE_FIRST (RIGID_SLICE_TURNS - 1u)
 /* Friction anchors: a contact's tangent rows pull back, softly (at its normals' bias rate, in the
  * pushing pass only, as the normals' push), what its bodies slid along the surface since the
@@ -568,6 +568,7 @@ typedef struct rigid__contact_job {
     physics__scene *s;
     const physics__keyed_pair *order;
     uint32_t m, n; /* pairs, contacts */
+    float h;       /* the substep */
     float static_rate, static_mass, static_impulse, rate, mass, impulse;
 } rigid__contact_job;
 
@@ -582,42 +583,65 @@ static bool rigid__had_points(const physics__rigid_cached *x, const physics__rig
 }
 
 /* Anchors that turn with the bodies. A capsule's contact point is not a point of the capsule:
- * rolling, its surface at the point moves on while the point stays under its axis. What the
- * capsule carries along is the point of its axis over the contact (the anchor moved its radius and
- * half the gap along the normal), and that turns with it. The contacts of boxes and hulls keep the
- * anchors where their manifold was found, their rows fixed for the step and their separations
- * following the bodies' turns to first order (Box3D's fixed anchors); a capsule lying on a floor
- * while it rolls and yaws turns its axis's ends about its roll, and with those anchors its rows
- * saw none of an end coming down: rolling at 2 m/s and yawing at 5 rad/s it sank 5.3 mm, at 3 m/s
- * and 10 rad/s 12.8 mm (test_physics_shapes). The contacts of a capsule turn their anchors with
- * the bodies at every substep (rigid__turn_range) and take their separations where they are. */
-static inline bool rigid__turns(const physics__bodies *b, uint32_t i, uint32_t j)
+ * rolling, its surface at the point moves on while the point stays beside its axis. What the
+ * capsule carries along is the point of its axis nearest the contact, and the contact stays where
+ * it is from that point. The contacts of boxes and hulls keep the anchors where their manifold was
+ * found, their rows fixed for the step and their separations following the bodies' turns to first
+ * order (Box3D's fixed anchors); a capsule lying on a floor while it rolls and yaws turns its
+ * axis's ends about its roll, and with those anchors its rows saw none of an end coming down:
+ * rolling at 2 m/s and yawing at 5 rad/s it sank 5.3 mm, at 3 m/s and 10 rad/s 12.8 mm
+ * (test_physics_shapes). The contacts of a capsule turn their anchors with the bodies at every
+ * substep (rigid__turn_range) and take their separations where they are, while its axis turns
+ * less than RIGID_TURN_MOST a substep. A rod tumbling faster is past where its manifold's points
+ * mean anything within the step, turned anchors or fixed: turning them there too, 16 of
+ * test_physics_ccd's room of bullets left it without the sweeps instead of 10, and a rod passed
+ * its plank at rest even with them. */
+#define RIGID_TURN_MOST 0.0625f /* rad a substep: 15 rad/s at 60 steps a second */
+
+/* Whether the contact of bodies i and j turns its anchors in a step of substeps h: one of them is
+ * a capsule, and no capsule of the two turns its axis RIGID_TURN_MOST in a substep. */
+static bool rigid__turns(const physics__bodies *b, const physics__rigid_body *body, uint32_t i,
+                         uint32_t j, float h)
 {
-    return b->shape[i] == CT_BODY_CAPSULE || b->shape[j] == CT_BODY_CAPSULE;
+    bool capsule = false;
+    const uint32_t x[2] = {i, j};
+    for (uint32_t k = 0; k < 2; k++) {
+        if (b->shape[x[k]] != CT_BODY_CAPSULE)
+            continue;
+        capsule = true;
+        const physics__v3 axis = quat_rotate(b->rotation[x[k]], v3(0, 1, 0));
+        if (v3_len(v3_cross(body[x[k]].w, axis)) * h >= RIGID_TURN_MOST)
+            return false;
+    }
+    return capsule;
+}
+
+/* Anchor r of body i, found when i's rotation was q, as i is now: a capsule's moved with the point
+ * of its axis nearest it (its segment along its own y), any other body's turned with it. */
+static inline physics__v3 rigid__turn_anchor(const physics__bodies *b, uint32_t i, physics__quat q,
+                                             physics__v3 r)
+{
+    if (b->shape[i] != CT_BODY_CAPSULE)
+        return quat_rotate(quat_mul(b->rotation[i], quat_conj(q)), r);
+    const float half = b->half[i].y - b->radius[i];
+    const physics__v3 was = quat_rotate(q, v3(0, 1, 0)), now = quat_rotate(b->rotation[i], v3(0, 1, 0));
+    const float t = f_max(-half, f_min(v3_dot(r, was), half));
+    return v3_add(r, v3_scale(v3_sub(now, was), t));
 }
 
 /* The anchors of manifold g's first `count` points as bodies i and j are now (ra from i's centre,
- * rb from j's), each turned with its body since g's pose (a capsule's about its axis's point over
- * it), and the points' separations: g's, and how far the two anchors moved apart along the
- * normal since (as rigid__recycle measures them). */
+ * rb from j's: rigid__turn_anchor), and the points' separations: g's, and how far the two anchors
+ * moved apart along the normal since (as rigid__recycle measures them). */
 static void rigid__turned(const physics__bodies *b, uint32_t i, uint32_t j,
                           const physics__rigid_geo *g, uint32_t count, physics__v3 *ra,
                           physics__v3 *rb, float *sep)
 {
-    const physics__quat ta = quat_mul(b->rotation[i], quat_conj(g->qa)),
-                        tb = quat_mul(b->rotation[j], quat_conj(g->qb));
-    const physics__v3 n = g->normal, gd = physics__rigid_geo_d(g);
+    const physics__v3 gd = physics__rigid_geo_d(g);
     const physics__v3 d = v3_sub(b->position[j], b->position[i]);
-    const bool round_a = b->shape[i] == CT_BODY_CAPSULE, round_b = b->shape[j] == CT_BODY_CAPSULE;
     for (uint32_t q = 0; q < count; q++) {
-        /* (The point lies midway between the surfaces: a's axis is its radius and half the gap
-         * behind it, b's as far ahead.) */
-        const float half = 0.5f * g->sep[q];
-        const physics__v3 oa = v3_scale(n, round_a ? -(b->radius[i] + half) : 0.0f),
-                          ob = v3_scale(n, round_b ? b->radius[j] + half : 0.0f);
-        ra[q] = v3_sub(quat_rotate(ta, v3_add(g->ra[q], oa)), oa);
-        rb[q] = v3_sub(quat_rotate(tb, v3_add(v3_sub(g->ra[q], gd), ob)), ob);
-        sep[q] = g->sep[q] + v3_dot(v3_add(d, v3_sub(rb[q], ra[q])), n);
+        ra[q] = rigid__turn_anchor(b, i, g->qa, g->ra[q]);
+        rb[q] = rigid__turn_anchor(b, j, g->qb, v3_sub(g->ra[q], gd));
+        sep[q] = g->sep[q] + v3_dot(v3_add(d, v3_sub(rb[q], ra[q])), g->normal);
     }
 }
 
@@ -704,10 +728,11 @@ static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_co
     const float *ia = r->inv_i[i].m, *ib = r->inv_i[j].m;
     /* The anchors as they were found (recycled ones have not turned with the bodies; the
      * separation follows the turn in the solver, to first order), or turned to now (a capsule's:
-     * rigid__turns). */
+     * rigid__turns: once the contact is made, only its own flag says so). */
     physics__v3 ra[PHYSICS_MANIFOLD_POINTS], rb[PHYSICS_MANIFOLD_POINTS];
     float sep[PHYSICS_MANIFOLD_POINTS];
-    if (rigid__turns(b, i, j)) {
+    c->turns = rigid__turns(b, r->body, i, j, job->h);
+    if (c->turns) {
         rigid__turned(b, i, j, geo, c->count, ra, rb, sep);
     } else {
         for (uint32_t q = 0; q < c->count; q++) {
@@ -779,6 +804,7 @@ static void rigid__keep_contact(physics__rigid_kept *k, const physics__rigid_con
     k->count = c->count;
     k->pair = c->pair;
     k->passes = c->passes;
+    k->turns = c->turns;
     k->normal = c->normal;
     k->center_a = c->center_a;
     k->restitution = c->restitution;
@@ -798,7 +824,7 @@ static void rigid__point_row(const physics__scene *s, const physics__rigid_kept 
     const physics__rigid *r = &s->rigid;
     const physics__rigid_geo *g = r->geo_at[c->pair];
     physics__v3 ra = g->ra[q], rb = v3_sub(ra, physics__rigid_geo_d(g));
-    if (rigid__turns(&s->bodies, c->a, c->b)) {
+    if (c->turns) {
         physics__v3 ta[PHYSICS_MANIFOLD_POINTS], tb[PHYSICS_MANIFOLD_POINTS];
         float sep[PHYSICS_MANIFOLD_POINTS];
         rigid__turned(&s->bodies, c->a, c->b, g, c->count, ta, tb, sep);
@@ -846,7 +872,7 @@ static void rigid__turn_range(void *user, uint32_t begin, uint32_t end)
         const uint32_t last =
             slice + 1 < slices ? r->kept[slice + 1] & RIGID_SLICE_FIRST : r->num_contacts;
         for (uint32_t k = r->kept[slice] & RIGID_SLICE_FIRST; k < last; k++)
-            if (rigid__turns(&s->bodies, r->contact[k].a, r->contact[k].b))
+            if (r->contact[k].turns)
                 rigid__turn_contact(s, k);
     }
 }
@@ -893,7 +919,7 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
                 physics__rigid_wide_lane(r, n, &c);
                 rigid__keep_contact(&r->contact[n], &c);
                 bouncy |= c.restitution > 0.0f;
-                turns |= rigid__turns(&job->s->bodies, c.a, c.b);
+                turns |= c.turns != 0;
             }
         }
         r->kept[slice] =
@@ -924,7 +950,7 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
     if (physics__reserve(s->a, (void **)&r->contact, &r->cap_contacts, n, sizeof *r->contact) ||
         physics__rigid_wide_reserve(s, n) || physics__joints_colour_reserve(s))
         return CT_ERR_NOMEM;
-    rigid__contact_job job = {s, order, m, n, 0, 0, 0, 0, 0, 0};
+    rigid__contact_job job = {s, order, m, n, h, 0, 0, 0, 0, 0, 0};
     /* As Box3D: the spring softens for long substeps; against what does not move it is twice as
      * stiff and half as damped. */
     const float hertz = f_min(RIGID_CONTACT_HERTZ, 0.125f / h);
@@ -1254,7 +1280,7 @@ static float rigid__separation(const physics__scene *s, const physics__rigid_kep
     const physics__rigid_geo *g = r->geo_at[c->pair];
     const physics__v3 gd = physics__rigid_geo_d(g);
     float least = INFINITY;
-    if (rigid__turns(&s->bodies, c->a, c->b)) {
+    if (c->turns) {
         physics__v3 ra[PHYSICS_MANIFOLD_POINTS], rb[PHYSICS_MANIFOLD_POINTS];
         float sep[PHYSICS_MANIFOLD_POINTS];
         rigid__turned(&s->bodies, c->a, c->b, g, c->count, ra, rb, sep);
