@@ -8,9 +8,11 @@
  * the farthest from it, then the two that widen the quadrilateral most); when an edge axis wins,
  * the closest points of the two edges make one point. Capsules are segments with a radius: a
  * capsule meets a sphere or capsule at the closest points of their segments (two points when two
- * capsules lie side by side), and a box at its segment's ends and at the segment's point nearest
- * the box. Every point carries a feature id (which faces, vertices, clip planes or ends made it)
- * so the next step can find it again for the warm start. */
+ * capsules lie side by side), and a box as Box3D's capsule meets a hull: apart, at the segment's
+ * point nearest the box, or, when that lies over a face, at the ends of the segment clipped on
+ * that face; going into it, by the separating axes of segment and box. Every point carries a
+ * feature id (which faces, vertices, clip planes or ends made it) so the next step can find it
+ * again for the warm start. */
 #include "physics_hull.h"
 
 /* A box as the tests see it: centre, world axes, half extents. */
@@ -29,6 +31,9 @@ typedef struct manifold__box {
  * pyramid one box thick then jitters and leans over. */
 #define MANIFOLD_CLIP_SLOP 0.001f
 #define MANIFOLD_EDGE_TOLERANCE 0.005f
+/* A capsule apart from a box lies on a face (two points, clipped) when the way from the box to its
+ * segment's nearest point is within this cosine of the face's normal (Box3D's: 3.6 degrees). */
+#define MANIFOLD_CAPSULE_FACE 0.998f
 
 static manifold__box manifold__box_of(const physics__bodies *b, uint32_t i)
 {
@@ -154,40 +159,197 @@ static bool manifold__ball_box(physics__v3 c, float r, const manifold__box *x, f
     return true;
 }
 
-/* A capsule (segment p0 p1, radius r) against a box: the ends, and the segment's point nearest the
- * box (found by projecting back and forth), each as a ball. `flip`: the box is body a. */
+/* A capsule's segment in a box's axes: the point at t in [0, 1] is l0 + t dl. */
+typedef struct manifold__segment_in_box {
+    float l0[3], dl[3];
+} manifold__segment_in_box;
+
+/* The t of the segment's point nearest to the box (half extents h): the least of the squared
+ * distance along the segment, a convex function of t, found by halving [0, 1] on the sign of its
+ * slope (24 times: to 1e-7 of the segment), or the first point found inside the box when the
+ * segment goes into it. Projecting back and forth between segment and box, as this did, crawls
+ * where the segment lies nearly along a face (each round moves t by the square of the angle's
+ * sine): a capsule tipping over a box's edge kept a point near its middle while its segment went
+ * 7 cm into the edge. */
+static float manifold__segment_box_t(const manifold__segment_in_box *g, const float h[3])
+{
+    float lo = 0.0f, hi = 1.0f, t = 0.5f;
+    for (int it = 0; it < 24; it++) {
+        t = 0.5f * (lo + hi);
+        /* The slope of half the squared distance: the offset from the box along the segment. */
+        float slope = 0.0f;
+        for (int k = 0; k < 3; k++) {
+            const float l = g->l0[k] + t * g->dl[k], over = fabsf(l) - h[k];
+            if (over > 0.0f)
+                slope += (l > 0.0f ? over : -over) * g->dl[k];
+        }
+        if (slope > 0.0f)
+            hi = t;
+        else if (slope < 0.0f)
+            lo = t;
+        else
+            break;
+    }
+    return t;
+}
+
+/* The capsule (segment p0 p1, g in the box's axes, radius r) on the box's face `face` (2 k for
+ * -ax[k], 2 k + 1 for +ax[k]), as Box3D's capsule against a hull: the segment clipped by the
+ * face's side planes, the two ends of what is left measured along the face's normal, those within
+ * the margin kept (a capsule lying on a face rests on two points; one hanging over its edge, on
+ * its end and the edge). Returns how many it added (none when the segment passes beside the
+ * face). */
+static uint32_t manifold__capsule_face(physics__v3 p0, physics__v3 p1,
+                                       const manifold__segment_in_box *g, float r,
+                                       const manifold__box *x, uint32_t face, float margin,
+                                       bool flip, physics__manifold_out *m)
+{
+    const int k = (int)(face / 2u);
+    const float s = face & 1u ? 1.0f : -1.0f;
+    float lo = 0.0f, hi = 1.0f;
+    for (int j = 0; j < 3; j++) {
+        if (j == k)
+            continue;
+        if (g->dl[j] == 0.0f) {
+            if (fabsf(g->l0[j]) > x->h[j])
+                return 0;
+            continue;
+        }
+        const float ta = (-x->h[j] - g->l0[j]) / g->dl[j], tb = (x->h[j] - g->l0[j]) / g->dl[j];
+        lo = f_max(lo, f_min(ta, tb));
+        hi = f_min(hi, f_max(ta, tb));
+    }
+    if (!(lo <= hi))
+        return 0;
+    const physics__v3 n = v3_scale(x->ax[k], s);
+    const float ts[2] = {lo, hi};
+    uint32_t added = 0;
+    for (uint32_t e = 0; e < (hi > lo ? 2u : 1u); e++) {
+        const float sep = s * (g->l0[k] + ts[e] * g->dl[k]) - x->h[k] - r;
+        if (sep > margin)
+            continue;
+        const physics__v3 c = manifold__lerp(p0, p1, ts[e]);
+        manifold__add(m, v3_sub(c, v3_scale(n, r + 0.5f * sep)), sep, 0x200u + 2u * face + e);
+        added++;
+    }
+    if (added)
+        m->normal = flip ? n : v3_scale(n, -1.0f);
+    return added;
+}
+
+/* The capsule (segment p0 p1, g in the box's axes, radius r) against box x by the separating axes
+ * of a segment and a box, when the segment goes into it: the box's faces (how far the deeper end
+ * is past the face's plane) and the segment's direction across each of the box's edges. The face
+ * of least depth is clipped (manifold__capsule_face) unless an edge is shallower by
+ * MANIFOLD_EDGE_TOLERANCE; then one point, where the segment passes nearest that edge. A rod
+ * through a thin wall so goes back out of the side its deeper part is on: its point nearest the
+ * box, somewhere inside it, pushed out of the face nearest to that point, as this did, sent more
+ * than half of such rods on through the wall (test_physics_ccd's spinning compounds and room). */
+static void manifold__capsule_in_box(physics__v3 p0, physics__v3 p1,
+                                     const manifold__segment_in_box *g, float r,
+                                     const manifold__box *x, float margin, bool flip,
+                                     physics__manifold_out *m)
+{
+    uint32_t face = 0;
+    float face_sep = -INFINITY;
+    for (int k = 0; k < 3; k++) {
+        const float a = g->l0[k], b = g->l0[k] + g->dl[k];
+        if (-f_max(a, b) - x->h[k] > face_sep)
+            face_sep = -f_max(a, b) - x->h[k], face = 2u * (uint32_t)k;
+        if (f_min(a, b) - x->h[k] > face_sep)
+            face_sep = f_min(a, b) - x->h[k], face = 2u * (uint32_t)k + 1u;
+    }
+    const physics__v3 d = v3_sub(p1, p0), o = v3_sub(p0, x->c);
+    int edge = -1;
+    float edge_sep = -INFINITY;
+    physics__v3 edge_n = v3(0, 1, 0);
+    for (int k = 0; k < 3; k++) {
+        const physics__v3 across = v3_cross(d, x->ax[k]);
+        const float len = v3_len(across);
+        if (!(len > 1e-3f * v3_len(d)))
+            continue; /* the segment runs along the edges: the faces hold it */
+        physics__v3 n = v3_scale(across, 1.0f / len);
+        /* Every point of the segment lies at the same height along n. */
+        float at = v3_dot(o, n);
+        if (at < 0.0f)
+            n = v3_scale(n, -1.0f), at = -at;
+        float reach = 0.0f;
+        for (int q = 0; q < 3; q++)
+            reach += x->h[q] * fabsf(v3_dot(x->ax[q], n));
+        if (at - reach > edge_sep)
+            edge_sep = at - reach, edge = k, edge_n = n;
+    }
+    if (edge < 0 || !(edge_sep > face_sep + MANIFOLD_EDGE_TOLERANCE)) {
+        /* (The part of the segment inside the box lies within the face's sides, and is at or
+         * below its plane: this adds at least one point.) */
+        manifold__capsule_face(p0, p1, g, r, x, face, margin, flip, m);
+        return;
+    }
+    /* The box's edge along ax[edge] furthest out along n. */
+    physics__v3 corner = x->c;
+    for (int q = 0; q < 3; q++)
+        if (q != edge)
+            corner = v3_add(
+                corner, v3_scale(x->ax[q], v3_dot(x->ax[q], edge_n) < 0.0f ? -x->h[q] : x->h[q]));
+    const physics__v3 along = v3_scale(x->ax[edge], x->h[edge]);
+    physics__v3 on_segment, on_edge;
+    manifold__segments(p0, p1, v3_sub(corner, along), v3_add(corner, along), &on_segment, &on_edge);
+    const float sep = edge_sep - r;
+    if (sep > margin)
+        return;
+    m->normal = flip ? edge_n : v3_scale(edge_n, -1.0f);
+    manifold__add(m, v3_sub(on_segment, v3_scale(edge_n, r + 0.5f * sep)), sep,
+                  0x210u + (uint32_t)edge);
+}
+
+/* A capsule (segment p0 p1, radius r) against a box, as Box3D's capsule against a hull: apart,
+ * by the segment's point nearest the box (manifold__segment_box_t); where the way from the box
+ * to it is (within MANIFOLD_CAPSULE_FACE) a face's normal, the segment clipped on that face
+ * (manifold__capsule_face), else that one point. The segment going into the box:
+ * manifold__capsule_in_box. `flip`: the box is body a. */
 static void manifold__capsule_box(physics__v3 p0, physics__v3 p1, float r, const manifold__box *x,
                                   float margin, bool flip, physics__manifold_out *m)
 {
-    /* Both ends past the same face's plane by more than the radius and margin: every ball below
+    /* Both ends past the same face's plane by more than the radius and margin: every point below
      * is too (most capsules near a box in a pile are clear of it). */
     const float clear = r + margin + PHYSICS_PLANE_SLACK;
+    manifold__segment_in_box g;
+    const physics__v3 o = v3_sub(p0, x->c), d = v3_sub(p1, p0);
     for (int k = 0; k < 3; k++) {
-        const float a0 = v3_dot(v3_sub(p0, x->c), x->ax[k]), a1 = v3_dot(v3_sub(p1, x->c), x->ax[k]);
+        g.l0[k] = v3_dot(o, x->ax[k]);
+        g.dl[k] = v3_dot(d, x->ax[k]);
+        const float a0 = g.l0[k], a1 = v3_dot(v3_sub(p1, x->c), x->ax[k]);
         if (f_min(a0, a1) - x->h[k] > clear || -f_max(a0, a1) - x->h[k] > clear)
             return;
     }
-    float t = 0.5f;
-    for (int it = 0; it < 6; it++) {
-        const physics__v3 p = manifold__lerp(p0, p1, t);
-        const physics__v3 d = v3_sub(p, x->c);
-        physics__v3 q = x->c;
-        for (int k = 0; k < 3; k++)
-            q = v3_add(q, v3_scale(x->ax[k], f_max(-x->h[k], f_min(v3_dot(d, x->ax[k]), x->h[k]))));
-        t = manifold__segment_t(p0, p1, q);
+    const float t = manifold__segment_box_t(&g, x->h);
+    float off[3];
+    for (int k = 0; k < 3; k++) {
+        const float l = g.l0[k] + t * g.dl[k];
+        off[k] = l - f_max(-x->h[k], f_min(l, x->h[k]));
     }
-    const float ts[3] = {0.0f, 1.0f, t};
-    const uint32_t used = t > 0.05f && t < 0.95f ? 3 : 2;
-    for (uint32_t k = 0; k < used; k++) {
-        physics__v3 n, point;
-        float sep;
-        if (!manifold__ball_box(manifold__lerp(p0, p1, ts[k]), r, x, margin, &n, &sep, &point))
-            continue;
-        /* One normal per manifold: the deepest point's. */
-        if (!m->count || sep < m->p[0].sep)
-            m->normal = flip ? n : v3_scale(n, -1.0f);
-        manifold__add(m, point, sep, 0x200u + k);
+    const float dist = sqrtf(off[0] * off[0] + off[1] * off[1] + off[2] * off[2]);
+    if (!(dist > 1e-6f)) {
+        manifold__capsule_in_box(p0, p1, &g, r, x, margin, flip, m);
+        return;
     }
+    int k = 0;
+    for (int q = 1; q < 3; q++)
+        if (fabsf(off[q]) > fabsf(off[k]))
+            k = q;
+    if (fabsf(off[k]) > MANIFOLD_CAPSULE_FACE * dist &&
+        manifold__capsule_face(p0, p1, &g, r, x, 2u * (uint32_t)k + (off[k] > 0.0f), margin, flip,
+                               m))
+        return;
+    const float sep = dist - r;
+    if (sep > margin)
+        return;
+    const physics__v3 n =
+        v3_scale(v3_add(v3_add(v3_scale(x->ax[0], off[0]), v3_scale(x->ax[1], off[1])),
+                        v3_scale(x->ax[2], off[2])),
+                 1.0f / dist);
+    m->normal = flip ? n : v3_scale(n, -1.0f);
+    manifold__add(m, v3_sub(manifold__lerp(p0, p1, t), v3_scale(n, r + 0.5f * sep)), sep, 0x218u);
 }
 
 /* The clip of a polygon by the plane dot(p, axis) <= limit (Sutherland-Hodgman), ids kept: a

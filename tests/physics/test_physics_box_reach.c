@@ -3,8 +3,9 @@
  * dropped nearly level onto a static box, or tipping over a hull's ridge, has a manifold of its
  * lowest corners alone, the others just past the margin; used again while it comes down and turns
  * onto them, it must not let them 5 mm into what is under them (found anew every step, none of
- * these goes 2 mm in), and the body must come to rest. Without the kernel, serial and on two
- * threads. */
+ * these goes 2 mm in), and the body must come to rest. And a capsule's manifold against a box
+ * (manifold__capsule_box): over a ledge's edge, lying on a face, through a thin wall. Without the
+ * kernel, serial and on two threads. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -215,6 +216,167 @@ static void test_board_tips_over_a_hull_ridge(void **state)
     assert_true(rests);
 }
 
+/* A static box ledge, its top at y = 0 and its edge along z at x = 0, and the capsule lying on it
+ * turned 60 degrees about y, its centre 30 cm short of the edge, pushed at 1.5 m/s: it slides
+ * over the edge and tips down past it. Its manifold's third ball, the segment's point nearest the
+ * box, was found by projecting back and forth between segment and box, which crawls where the
+ * segment lies nearly along the top: it stayed near the middle while the segment went 7.6 cm
+ * into the edge. 0.75 s, until the capsule has tipped 20 cm under the top. */
+static void test_capsule_tips_over_a_box_ledge(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    const ct_rigid_body_desc_t ledge = {.kind = CT_BODY_STATIC,
+                                        .shape = CT_BODY_BOX,
+                                        .half_extents = {2, 1, 2},
+                                        .friction = 0.6f,
+                                        .position = {-2, -1, 0}};
+    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){FLOOR}, &ledge), 0);
+    add_body(&s, CAPSULE, turned(v3(0, 1, 0), 60.0f * DEG));
+    const uint32_t i = at(&s, BODY), j = at(&s, FLOOR);
+    s.bodies.position[i].x = -0.3f;
+    lowest_at(&s, i, 0.0f);
+    s.bodies.velocity[i] = v3(1.5f, 0, 0);
+    float deepest = -INFINITY;
+    for (int k = 0; k < 45; k++) {
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+        deepest = f_max(deepest, depth_in(&s, i, j));
+    }
+    physics__v3 p0, p1;
+    physics__round_segment(&s.bodies, i, &p0, &p1);
+    physics__scene_free(&s);
+    print_message("capsule over a box ledge: %.4f m deep at most, its lower end at %.3f m\n",
+                  (double)deepest, (double)f_min(p0.y, p1.y));
+    assert_true(f_min(p0.y, p1.y) < -0.2f);
+    assert_true(deepest < 0.005f);
+}
+
+/* A capsule dropped level 1 cm onto the ground rests on two points, its segment's ends (the face's
+ * clip of it), at the ground's face: with the ends and the segment's point nearest the box as
+ * three balls it rested on three in a line. 2.5 s. */
+static void test_capsule_lies_on_a_face_on_two_points(void **state)
+{
+    (void)state;
+    physics__scene s;
+    on_ground(&s, 10.0f, true);
+    add_body(&s, CAPSULE, quat_identity());
+    const uint32_t i = at(&s, BODY), j = at(&s, FLOOR);
+    lowest_at(&s, i, 0.01f);
+    float deepest = -INFINITY;
+    for (int k = 0; k < 150; k++) {
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+        deepest = f_max(deepest, depth_in(&s, i, j));
+    }
+    const bool rests = v3_len(s.bodies.velocity[i]) < 0.01f && v3_len(s.bodies.angular[i]) < 0.02f;
+    physics__manifold_out m;
+    physics__manifold(&s.bodies, i, j, 0.02f, false, &m);
+    physics__v3 p0, p1;
+    physics__round_segment(&s.bodies, i, &p0, &p1);
+    physics__scene_free(&s);
+    print_message("capsule lying on a face: %.4f m deep at most, %s, %u points", (double)deepest,
+                  rests ? "rests" : "still moving", m.count);
+    for (uint32_t q = 0; q < m.count; q++)
+        print_message(" (%.3f %.4f %.3f sep %.5f)", (double)m.p[q].point.x, (double)m.p[q].point.y,
+                      (double)m.p[q].point.z, (double)m.p[q].sep);
+    print_message("\n");
+    assert_true(rests);
+    assert_true(deepest < 0.001f);
+    assert_int_equal(m.count, 2);
+    /* from the capsule down into the ground */
+    assert_float_equal(m.normal.y, -1.0f, 1e-5f);
+    for (uint32_t q = 0; q < 2; q++) {
+        assert_true(fabsf(m.p[q].sep) < 0.001f);
+        assert_true(fabsf(m.p[q].point.y) < 0.001f);
+    }
+    /* one at each end of the segment */
+    assert_true(fabsf(fabsf(m.p[0].point.x - m.p[1].point.x) - fabsf(p1.x - p0.x)) < 0.001f);
+}
+
+/* A capsule 2.2 m long poking through a wall 2 cm thick, its centre 0.2 to 1 m before the wall
+ * and its segment's far end past it, at 1,914 poses: its manifold pushes it back out of the side
+ * its centre is on. Its segment's point nearest the box lies somewhere inside the wall; pushed out
+ * of the wall's face nearest that point, as the manifold did, 178 of them (1,042 when that point
+ * was found by halving) went on through the wall, which let a spinning compound's capsule through
+ * the wall in test_physics_ccd. */
+static void test_capsule_through_a_thin_wall_goes_back(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    const ct_rigid_body_desc_t wall = {.kind = CT_BODY_STATIC,
+                                       .shape = CT_BODY_BOX,
+                                       .half_extents = {0.01f, 2, 2},
+                                       .friction = 0.6f};
+    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){FLOOR}, &wall), 0);
+    add_body(&s, CAPSULE, quat_identity());
+    const uint32_t i = at(&s, BODY), j = at(&s, FLOOR);
+    uint32_t seed = 99u, through = 0, poses = 0;
+    for (int k = 0; k < 2000; k++) {
+        float r[4];
+        for (int q = 0; q < 4; q++) {
+            seed = seed * 1664525u + 1013904223u;
+            r[q] = (float)(seed >> 8) / 16777216.0f;
+        }
+        s.bodies.position[i] = v3(-0.2f - 0.8f * r[0], 0.3f * r[1], 0);
+        s.bodies.rotation[i] = quat_normalize(
+            (physics__quat){0.3f * (r[2] - 0.5f), 0.3f * (r[3] - 0.5f), 0.7071f, 0.7071f});
+        physics__bodies_extent(&s.bodies, i);
+        physics__v3 p0, p1;
+        physics__round_segment(&s.bodies, i, &p0, &p1);
+        if (f_max(p0.x, p1.x) < 0.02f)
+            continue;
+        physics__manifold_out m;
+        physics__manifold(&s.bodies, i, j, 0.1f, false, &m);
+        assert_true(m.count > 0);
+        poses++;
+        /* (the normal from the capsule to the wall: along +x pushes the capsule back) */
+        through += !(m.normal.x > 0.0f);
+    }
+    physics__scene_free(&s);
+    print_message("capsule through a thin wall: %u of %u manifolds push it on through\n", through,
+                  poses);
+    assert_int_equal(poses, 1914);
+    assert_int_equal(through, 0);
+}
+
+/* A capsule lying level across a static cube's upright edge (the edge along z at x = 0.5,
+ * y = -0.5; the capsule 45 degrees round, its segment 1 cm into the cube at the edge): one point,
+ * on the edge, pushing it straight off the edge (along the edge's diagonal), 1.41 cm plus the
+ * radius deep. Pushed out of the face nearest its segment's point nearest the box (inside it),
+ * it went out of one face, only 1 cm deep. */
+static void test_capsule_across_a_box_edge(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    const ct_rigid_body_desc_t cube = {.kind = CT_BODY_STATIC,
+                                       .shape = CT_BODY_BOX,
+                                       .half_extents = {0.5f, 0.5f, 0.5f},
+                                       .friction = 0.6f};
+    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){FLOOR}, &cube), 0);
+    /* (lying along x, then turned 45 degrees about z: along (1, 1, 0)) */
+    add_body(&s, CAPSULE, turned(v3(0, 0, 1), 45.0f * DEG));
+    const uint32_t i = at(&s, BODY), j = at(&s, FLOOR);
+    s.bodies.position[i] = v3(0.49f, -0.49f, 0.0f);
+    physics__bodies_extent(&s.bodies, i);
+    physics__manifold_out m;
+    physics__manifold(&s.bodies, i, j, 0.02f, false, &m);
+    physics__scene_free(&s);
+    print_message("capsule across an edge: %u points, normal %.4f %.4f %.4f, sep %.4f at %.4f %.4f "
+                  "%.4f\n",
+                  m.count, (double)m.normal.x, (double)m.normal.y, (double)m.normal.z,
+                  (double)m.p[0].sep, (double)m.p[0].point.x, (double)m.p[0].point.y,
+                  (double)m.p[0].point.z);
+    assert_int_equal(m.count, 1);
+    /* from the capsule into the cube */
+    assert_float_equal(m.normal.x, -0.70710678f, 1e-4f);
+    assert_float_equal(m.normal.y, 0.70710678f, 1e-4f);
+    assert_float_equal(m.normal.z, 0.0f, 1e-4f);
+    assert_float_equal(m.p[0].sep, -0.01f * 1.41421356f - 0.1f, 1e-4f);
+    assert_float_equal(m.p[0].point.z, 0.0f, 1e-4f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -224,6 +386,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_capsule_dropped_on_an_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hull_dropped_on_an_edge, setup, teardown),
         cmocka_unit_test_setup_teardown(test_board_tips_over_a_hull_ridge, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_capsule_tips_over_a_box_ledge, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_capsule_lies_on_a_face_on_two_points, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_capsule_through_a_thin_wall_goes_back, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_capsule_across_a_box_edge, setup, teardown),
     };
     if (physics_fixture_start())
         return 1;

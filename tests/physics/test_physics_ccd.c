@@ -1,6 +1,6 @@
 /* Continuous collision (physics_ccd.c) without a kernel: 250 m/s bullets (balls and small boxes,
  * spinning or not, v4 and v1-v3 bodies) against a 2 cm wall never pass it, and stop where the
- * pinned values say; a room of bullets loses 10 through its walls with the sweeps off (what they
+ * pinned values say; a room of bullets loses 7 through its walls with the sweeps off (what they
  * fix) and none with them, with the same pinned hash serially and on two threads. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -357,9 +357,9 @@ static void test_bullets_never_pass_a_dynamic_plank(void **state)
     }
     assert_int_equal(off[1], 6);
     assert_int_equal(hits[0], 31);
-    assert_int_equal(hits[1], 42);
-    assert_true(hash[0] == 0xaacd675987127b7bull);
-    assert_true(hash[1] == 0xff00cedbef29a535ull);
+    assert_int_equal(hits[1], 44);
+    assert_true(hash[0] == 0xaea6ba0da6144255ull);
+    assert_true(hash[1] == 0x057cc5abd979eb0full);
     for (int moving = 0; moving <= 1; moving++) {
         assert_int_equal(on[moving], 0);
         assert_int_equal(on2[moving], on[moving]);
@@ -386,10 +386,10 @@ static void test_room_of_bullets(void **state)
     print_message("room: %u escaped without sweeps, %u with (%u sweeps hit, %u of 120 steps' lists "
                   "from the step's grid), hash 0x%016llx\n",
                   off, on, hits, shared, (unsigned long long)hash);
-    assert_int_equal(off, 12);
+    assert_int_equal(off, 7);
     assert_int_equal(on, 0);
-    assert_int_equal(hits, 123);
-    assert_true(hash == 0x4dd3414f70926bb5ull);
+    assert_int_equal(hits, 110);
+    assert_true(hash == 0xc788e7df274742cbull);
     assert_int_equal(on2, on);
     assert_int_equal(hits2, hits);
     assert_true(hash2 == hash);
@@ -1192,9 +1192,14 @@ static void test_touching_the_far_side_is_a_hit(void **state)
  * the wall only if its centre crossed the wall's plane within the face widened by the body's half
  * extents, the others went round it. Pinned: those that went round, 0 (1 before the pushing
  * pass's friction between resting bodies was made soft, physics__rigid_solve_contact), and the
- * steps whose sweeps hit, 36 (39 before a pair of convex shapes counted what it closes in a step
- * against reusing its manifold, rigid__recyclable; the speculative contacts alone stop these too,
- * so what is checked is the sweeps' own count); the same on two threads. */
+ * sweeps that hit, 20: 19 in the first two steps, where the compounds reach the wall, and one
+ * more (36 before a capsule going into a box was pushed out by the separating axes,
+ * manifold__capsule_in_box: out of the face nearest its point nearest the box, somewhere inside
+ * a thin wall, the solver pushed the capsules held against the wall into it, and their sweeps
+ * stopped them there step after step, 16 more; 39 before a pair of convex shapes counted what it
+ * closes in a step against reusing its manifold, rigid__recyclable); the same on two threads.
+ * (Without the sweeps, the eighth, knocked back at the wall at 35 m/s in the fourth step, passes
+ * it: the sweeps are what hold them all.) */
 static uint32_t compound_shots(physics__pool with, uint32_t *passed, uint32_t *around)
 {
     physics__scene s;
@@ -1263,7 +1268,7 @@ static void test_spinning_compounds_never_pass(void **state)
     assert_int_equal(passed2, 0);
     assert_int_equal(around, 0);
     assert_int_equal(around2, around);
-    assert_int_equal(hits, 36);
+    assert_int_equal(hits, 20);
     assert_int_equal(hits2, hits);
 }
 
