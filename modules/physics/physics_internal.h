@@ -659,6 +659,7 @@ typedef struct physics__rigid_contact {
     uint32_t a, b, count, cached;
     uint32_t pair; /* its manifold's slot: where its geometry is (physics__rigid.geo) */
     uint32_t passes; /* of its normal rows per solver pass: more for an impact (physics_rigid.c) */
+    uint32_t turns;  /* 1: its anchors turn with the bodies every substep (a capsule's) */
     physics__v3 normal, t1, t2;
     physics__v3 center_a;         /* the centre from a's centre (for the event's point) */
     physics__rigid_row f1, f2;    /* tangent rows at the centre (their masses unused) */
@@ -692,6 +693,7 @@ typedef struct physics__rigid_kept {
     uint32_t a, b, count;
     uint32_t pair;   /* its manifold's slot: where its geometry is (physics__rigid.geo) */
     uint32_t passes; /* of its normal rows per solver pass */
+    uint32_t turns;  /* its anchors turn with the bodies (physics__rigid_contact) */
     physics__v3 normal;
     physics__v3 center_a; /* the centre from a's centre (for the event's point) */
     float restitution;
@@ -861,6 +863,7 @@ typedef struct physics__rigid {
     physics__rigid_drive *drive; /* per body, this step */
     uint32_t cap_drive;
     bool bouncy;  /* some contact of the step has restitution */
+    bool turns;   /* some contact of the step turns its anchors (physics_rigid.c) */
     /* The contacts in colours of blocks of four (physics_rigid_wide.c). */
     struct physics__rigid_block *block;
     uint32_t num_blocks, cap_blocks, num_colours;
@@ -1279,6 +1282,9 @@ int physics__rigid_wide_prepare(physics__scene *s);
  * found no colour (on any thread: each place is written by one contact). */
 #define PHYSICS_WIDE_OVERFLOW 0x80000000u
 void physics__rigid_wide_lane(physics__rigid *r, uint32_t ci, const physics__rigid_contact *c);
+/* Contact ci's rows made again where its anchors turned to (physics_rigid.c): c's rows, masses,
+ * separations and levers into its lane or overflow contact, its impulses kept. */
+void physics__rigid_wide_rows(physics__rigid *r, uint32_t ci, const physics__rigid_contact *c);
 void physics__rigid_wide_seal(physics__scene *s);
 void physics__rigid_wide_pass(physics__scene *s, int mode, float inv_h, uint32_t order);
 void physics__rigid_wide_finish(physics__scene *s);

@@ -149,6 +149,8 @@ typedef struct rigid__narrow_job {
 /* (After the shape tests only: some pair hits a sleeping island, NARROW_HIT.) */
 #define RIGID_SLICE_HITS (1u << 30)
 #define RIGID_SLICE_BOUNCY (1u << 30)
+#define RIGID_SLICE_TURNS (1u << 29) /* some contact turns its anchors (rigid__turns) */
+#define RIGID_SLICE_FIRST (RIGID_SLICE_TURNS - 1u)
 /* Friction anchors: a contact's tangent rows pull back, softly (at its normals' bias rate, in the
  * pushing pass only, as the normals' push), what its bodies slid along the surface since the
  * manifold was found, at its centre (where its points, on both bodies, were one). Friction alone
@@ -581,6 +583,7 @@ typedef struct rigid__contact_job {
     physics__scene *s;
     const physics__keyed_pair *order;
     uint32_t m, n; /* pairs, contacts */
+    float h;       /* the substep */
     float static_rate, static_mass, static_impulse, rate, mass, impulse;
 } rigid__contact_job;
 
@@ -592,6 +595,100 @@ static bool rigid__had_points(const physics__rigid_cached *x, const physics__rig
             if (x->id[o] == m->id[q])
                 return true;
     return false;
+}
+
+/* Anchors that turn with the bodies. A capsule's contact point is not a point of the capsule:
+ * rolling, its surface at the point moves on while the point stays beside its axis. What the
+ * capsule carries along is the point of its axis nearest the contact, and the contact stays where
+ * it is from that point. The contacts of boxes and hulls keep the anchors where their manifold was
+ * found, their rows fixed for the step and their separations following the bodies' turns to first
+ * order (Box3D's fixed anchors); a capsule lying on a floor while it rolls and yaws turns its
+ * axis's ends about its roll, and with those anchors its rows saw none of an end coming down:
+ * rolling at 2 m/s and yawing at 5 rad/s it sank 5.3 mm, at 3 m/s and 10 rad/s 12.8 mm
+ * (test_physics_shapes). The contacts of a capsule turn their anchors with the bodies at every
+ * substep (rigid__turn_range) and take their separations where they are, while its axis turns
+ * less than RIGID_TURN_MOST a substep. A rod tumbling faster is past where its manifold's points
+ * mean anything within the step, turned anchors or fixed: turning them there too, 16 of
+ * test_physics_ccd's room of bullets left it without the sweeps instead of 10, and a rod passed
+ * its plank at rest even with them. */
+#define RIGID_TURN_MOST 0.0625f /* rad a substep: 15 rad/s at 60 steps a second */
+
+/* Whether the contact of bodies i and j turns its anchors in a step of substeps h: one of them is
+ * a capsule, and no capsule of the two turns its axis RIGID_TURN_MOST in a substep. */
+static bool rigid__turns(const physics__bodies *b, const physics__rigid_body *body, uint32_t i,
+                         uint32_t j, float h)
+{
+    bool capsule = false;
+    const uint32_t x[2] = {i, j};
+    for (uint32_t k = 0; k < 2; k++) {
+        if (b->shape[x[k]] != CT_BODY_CAPSULE)
+            continue;
+        capsule = true;
+        const physics__v3 axis = quat_rotate(b->rotation[x[k]], v3(0, 1, 0));
+        if (v3_len(v3_cross(body[x[k]].w, axis)) * h >= RIGID_TURN_MOST)
+            return false;
+    }
+    return capsule;
+}
+
+/* Anchor r of body i, found when i's rotation was q, as i is now: a capsule's moved with the point
+ * of its axis nearest it (its segment along its own y), any other body's turned with it. */
+static inline physics__v3 rigid__turn_anchor(const physics__bodies *b, uint32_t i, physics__quat q,
+                                             physics__v3 r)
+{
+    if (b->shape[i] != CT_BODY_CAPSULE)
+        return quat_rotate(quat_mul(b->rotation[i], quat_conj(q)), r);
+    const float half = b->half[i].y - b->radius[i];
+    const physics__v3 was = quat_rotate(q, v3(0, 1, 0)), now = quat_rotate(b->rotation[i], v3(0, 1, 0));
+    const float t = f_max(-half, f_min(v3_dot(r, was), half));
+    return v3_add(r, v3_scale(v3_sub(now, was), t));
+}
+
+/* The anchors of manifold g's first `count` points as bodies i and j are now (ra from i's centre,
+ * rb from j's: rigid__turn_anchor), and the points' separations: g's, and how far the two anchors
+ * moved apart along the normal since (as rigid__recycle measures them). */
+static void rigid__turned(const physics__bodies *b, uint32_t i, uint32_t j,
+                          const physics__rigid_geo *g, uint32_t count, physics__v3 *ra,
+                          physics__v3 *rb, float *sep)
+{
+    const physics__v3 gd = physics__rigid_geo_d(g);
+    const physics__v3 d = v3_sub(b->position[j], b->position[i]);
+    for (uint32_t q = 0; q < count; q++) {
+        ra[q] = rigid__turn_anchor(b, i, g->qa, g->ra[q]);
+        rb[q] = rigid__turn_anchor(b, j, g->qb, v3_sub(g->ra[q], gd));
+        sep[q] = g->sep[q] + v3_dot(v3_add(d, v3_sub(rb[q], ra[q])), g->normal);
+    }
+}
+
+/* The rows of contact c (its count, normal and tangents set) at anchors ra and rb (from a's and
+ * b's centres): each point's normal row and lever, the friction's rows at their centre and the
+ * inverse of its 2 x 2 mass. */
+static void rigid__contact_rows(physics__rigid_contact *c, const physics__rigid_body *A,
+                                const float ia[9], const physics__rigid_body *B, const float ib[9],
+                                const physics__v3 *ra, const physics__v3 *rb)
+{
+    physics__v3 ca = v3(0, 0, 0), cb = v3(0, 0, 0);
+    for (uint32_t q = 0; q < c->count; q++) {
+        rigid__row(&c->p[q].n, A, ia, B, ib, ra[q], rb[q], c->normal);
+        ca = v3_add(ca, ra[q]);
+        cb = v3_add(cb, rb[q]);
+    }
+    const float inv_count = 1.0f / (float)c->count;
+    ca = v3_scale(ca, inv_count);
+    cb = v3_scale(cb, inv_count);
+    c->center_a = ca;
+    for (uint32_t q = 0; q < c->count; q++)
+        c->p[q].lever = v3_len(v3_sub(ra[q], ca));
+    rigid__row(&c->f1, A, ia, B, ib, ca, cb, c->t1);
+    rigid__row(&c->f2, A, ia, B, ib, ca, cb, c->t2);
+    const float m = A->inv_mass + B->inv_mass;
+    const float k11 = m + v3_dot(c->f1.ca, c->f1.ia) + v3_dot(c->f1.cb, c->f1.ib);
+    const float k22 = m + v3_dot(c->f2.ca, c->f2.ia) + v3_dot(c->f2.cb, c->f2.ib);
+    const float k12 = v3_dot(c->f1.ca, c->f2.ia) + v3_dot(c->f1.cb, c->f2.ib);
+    const float det = k11 * k22 - k12 * k12, inv_det = det != 0.0f ? 1.0f / det : 0.0f;
+    c->k11 = k22 * inv_det;
+    c->k22 = k11 * inv_det;
+    c->k12 = -k12 * inv_det;
 }
 
 /* Contact c of sorted pair pk from its manifold in slot k, with its warm start from the cache
@@ -644,15 +741,26 @@ static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_co
     }
     c->cached = old ? (uint32_t)(old - r->cache) : UINT32_MAX;
     const float *ia = r->inv_i[i].m, *ib = r->inv_i[j].m;
-    physics__v3 ca = v3(0, 0, 0), cb = v3(0, 0, 0);
+    /* The anchors as they were found (recycled ones have not turned with the bodies; the
+     * separation follows the turn in the solver, to first order), or turned to now (a capsule's:
+     * rigid__turns: once the contact is made, only its own flag says so). */
+    physics__v3 ra[PHYSICS_MANIFOLD_POINTS], rb[PHYSICS_MANIFOLD_POINTS];
+    float sep[PHYSICS_MANIFOLD_POINTS];
+    c->turns = rigid__turns(b, r->body, i, j, job->h);
+    if (c->turns) {
+        rigid__turned(b, i, j, geo, c->count, ra, rb, sep);
+    } else {
+        for (uint32_t q = 0; q < c->count; q++) {
+            ra[q] = geo->ra[q];
+            rb[q] = v3_sub(ra[q], physics__rigid_geo_d(geo));
+            sep[q] = mo->sep[q];
+        }
+    }
+    rigid__contact_rows(c, A, ia, B, ib, ra, rb);
     for (uint32_t q = 0; q < c->count; q++) {
         physics__rigid_point *p = &c->p[q];
-        /* The anchors as they were found (recycled ones have not turned with the bodies; the
-         * separation follows the turn in the solver, to first order). */
-        const physics__v3 ra = geo->ra[q], rb = v3_sub(ra, physics__rigid_geo_d(geo));
-        p->sep = mo->sep[q];
+        p->sep = sep[q];
         p->id = mo->id[q];
-        rigid__row(&p->n, A, ia, B, ib, ra, rb, nn);
         p->rel_vn = rigid__speed(A, B, &p->n, nn);
         p->n.j = p->max_jn = 0.0f;
         bool matched = false;
@@ -665,17 +773,11 @@ static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_co
                     break;
                 }
         }
-        ca = v3_add(ca, ra);
-        cb = v3_add(cb, rb);
     }
     c->passes = 1u;
     for (uint32_t q = 0; c->count > 1u && q < c->count; q++)
         if (c->p[q].rel_vn < -RIGID_BOUNCE_SPEED)
             c->passes = RIGID_IMPACT_PASSES;
-    const float inv_count = 1.0f / (float)c->count;
-    ca = v3_scale(ca, inv_count);
-    cb = v3_scale(cb, inv_count);
-    c->center_a = ca;
     c->anchor1 = c->anchor2 = 0.0f;
     /* (Not for a body and mesh, which may have several manifolds: each pulling back to its own
      * centre, they kept a cube on the bunny's back rocking at 8.5 cm/s.) */
@@ -688,18 +790,6 @@ static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_co
         c->anchor1 = c->bias_rate * v3_dot(slid, c->t1);
         c->anchor2 = c->bias_rate * v3_dot(slid, c->t2);
     }
-    for (uint32_t q = 0; q < c->count; q++)
-        c->p[q].lever = v3_len(v3_sub(geo->ra[q], ca));
-    rigid__row(&c->f1, A, ia, B, ib, ca, cb, c->t1);
-    rigid__row(&c->f2, A, ia, B, ib, ca, cb, c->t2);
-    const float m = A->inv_mass + B->inv_mass;
-    const float k11 = m + v3_dot(c->f1.ca, c->f1.ia) + v3_dot(c->f1.cb, c->f1.ib);
-    const float k22 = m + v3_dot(c->f2.ca, c->f2.ia) + v3_dot(c->f2.cb, c->f2.ib);
-    const float k12 = v3_dot(c->f1.ca, c->f2.ia) + v3_dot(c->f1.cb, c->f2.ib);
-    const float det = k11 * k22 - k12 * k12, inv_det = det != 0.0f ? 1.0f / det : 0.0f;
-    c->k11 = k22 * inv_det;
-    c->k22 = k11 * inv_det;
-    c->k12 = -k12 * inv_det;
     c->twist_a = rigid__mul(ia, nn);
     c->twist_b = rigid__mul(ib, nn);
     const float kt = v3_dot(nn, c->twist_a) + v3_dot(nn, c->twist_b);
@@ -729,6 +819,7 @@ static void rigid__keep_contact(physics__rigid_kept *k, const physics__rigid_con
     k->count = c->count;
     k->pair = c->pair;
     k->passes = c->passes;
+    k->turns = c->turns;
     k->normal = c->normal;
     k->center_a = c->center_a;
     k->restitution = c->restitution;
@@ -740,14 +831,65 @@ static void rigid__keep_contact(physics__rigid_kept *k, const physics__rigid_con
 }
 
 /* The row of point q of contact c, made again as rigid__make_contact made it (the same inputs:
- * the manifold's anchors, the step's masses and inertias; the same bits). */
-static void rigid__point_row(const physics__rigid *r, const physics__rigid_kept *c, uint32_t q,
+ * the manifold's anchors, the step's masses and inertias; the same bits), or as the last substep
+ * turned it (rigid__turn_range: the bodies have not moved since). */
+static void rigid__point_row(const physics__scene *s, const physics__rigid_kept *c, uint32_t q,
                              physics__rigid_row *row)
 {
+    const physics__rigid *r = &s->rigid;
     const physics__rigid_geo *g = r->geo_at[c->pair];
-    const physics__v3 ra = g->ra[q], rb = v3_sub(ra, physics__rigid_geo_d(g));
+    physics__v3 ra = g->ra[q], rb = v3_sub(ra, physics__rigid_geo_d(g));
+    if (c->turns) {
+        physics__v3 ta[PHYSICS_MANIFOLD_POINTS], tb[PHYSICS_MANIFOLD_POINTS];
+        float sep[PHYSICS_MANIFOLD_POINTS];
+        rigid__turned(&s->bodies, c->a, c->b, g, c->count, ta, tb, sep);
+        ra = ta[q];
+        rb = tb[q];
+    }
     rigid__row(row, &r->body[c->a], r->inv_i[c->a].m, &r->body[c->b], r->inv_i[c->b].m, ra, rb,
                c->normal);
+}
+
+/* Contact k's rows and separations turned to where its bodies are now (rigid__turns): its
+ * points' separations as the solver takes them (physics__rigid_solve_contact: the point's, plus
+ * the bodies' moves since the step began along the rows), so that here they are the turned
+ * anchors' own. */
+static void rigid__turn_contact(physics__scene *s, uint32_t k)
+{
+    const physics__rigid *r = &s->rigid;
+    const physics__rigid_kept *kc = &r->contact[k];
+    const physics__rigid_body *A = &r->body[kc->a], *B = &r->body[kc->b];
+    physics__rigid_contact c;
+    c.count = kc->count;
+    c.normal = kc->normal;
+    physics__rigid_tangents(c.normal, &c.t1, &c.t2);
+    physics__v3 ra[PHYSICS_MANIFOLD_POINTS], rb[PHYSICS_MANIFOLD_POINTS];
+    float sep[PHYSICS_MANIFOLD_POINTS];
+    rigid__turned(&s->bodies, kc->a, kc->b, r->geo_at[kc->pair], c.count, ra, rb, sep);
+    rigid__contact_rows(&c, A, r->inv_i[kc->a].m, B, r->inv_i[kc->b].m, ra, rb);
+    const float moved = v3_dot(v3_sub(B->dp, A->dp), c.normal);
+    for (uint32_t q = 0; q < c.count; q++)
+        c.p[q].sep = sep[q] - moved - v3_dot(B->dq, c.p[q].n.cb) + v3_dot(A->dq, c.p[q].n.ca);
+    physics__rigid_wide_rows(&s->rigid, k, &c);
+}
+
+/* The contacts with a capsule (slices [begin, end) of sorted pairs, whose first contacts r->kept
+ * holds; on any threads: each writes its own lanes) turned to where their bodies are now
+ * (rigid__turns), after each substep's move. */
+static void rigid__turn_range(void *user, uint32_t begin, uint32_t end)
+{
+    physics__scene *s = user;
+    physics__rigid *r = &s->rigid;
+    const uint32_t slices = (r->num_pairs + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    for (uint32_t slice = begin; slice < end; slice++) {
+        if (!(r->kept[slice] & RIGID_SLICE_TURNS))
+            continue;
+        const uint32_t last =
+            slice + 1 < slices ? r->kept[slice + 1] & RIGID_SLICE_FIRST : r->num_contacts;
+        for (uint32_t k = r->kept[slice] & RIGID_SLICE_FIRST; k < last; k++)
+            if (r->contact[k].turns)
+                rigid__turn_contact(s, k);
+    }
 }
 
 /* The contacts of slices [begin, end) of sorted pairs (on any threads): each slice's first contact
@@ -762,9 +904,9 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
         const uint32_t first = slice * SOLVER_SLICE_PAIRS;
         const uint32_t last =
             first + SOLVER_SLICE_PAIRS < job->m ? first + SOLVER_SLICE_PAIRS : job->m;
-        const uint32_t from = r->kept[slice] & ~RIGID_SLICE_BOUNCY;
+        const uint32_t from = r->kept[slice] & RIGID_SLICE_FIRST;
         uint32_t n = from;
-        bool bouncy = false;
+        bool bouncy = false, turns = false;
         uint32_t at = 0, hi = r->num_cache;
         while (at < hi) {
             const uint32_t mid = at + (hi - at) / 2;
@@ -792,9 +934,11 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
                 physics__rigid_wide_lane(r, n, &c);
                 rigid__keep_contact(&r->contact[n], &c);
                 bouncy |= c.restitution > 0.0f;
+                turns |= c.turns != 0;
             }
         }
-        r->kept[slice] = from | (bouncy ? RIGID_SLICE_BOUNCY : 0u);
+        r->kept[slice] =
+            from | (bouncy ? RIGID_SLICE_BOUNCY : 0u) | (turns ? RIGID_SLICE_TURNS : 0u);
     }
 }
 
@@ -821,7 +965,7 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
     if (physics__reserve(s->a, (void **)&r->contact, &r->cap_contacts, n, sizeof *r->contact) ||
         physics__rigid_wide_reserve(s, n) || physics__joints_colour_reserve(s))
         return CT_ERR_NOMEM;
-    rigid__contact_job job = {s, order, m, n, 0, 0, 0, 0, 0, 0};
+    rigid__contact_job job = {s, order, m, n, h, 0, 0, 0, 0, 0, 0};
     /* As Box3D: the spring softens for long substeps; against what does not move it is twice as
      * stiff and half as damped. */
     const float hertz = f_min(RIGID_CONTACT_HERTZ, 0.125f / h);
@@ -848,9 +992,11 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
         r->num_contacts = 0; /* (none half made for anything to read) */
         return CT_ERR_NOMEM;
     }
-    r->bouncy = false;
-    for (uint32_t slice = 0; slice < slices; slice++)
+    r->bouncy = r->turns = false;
+    for (uint32_t slice = 0; slice < slices; slice++) {
         r->bouncy |= (r->kept[slice] & RIGID_SLICE_BOUNCY) != 0;
+        r->turns |= (r->kept[slice] & RIGID_SLICE_TURNS) != 0;
+    }
     return 0;
 }
 
@@ -1123,7 +1269,7 @@ static void rigid__restitution(physics__scene *s)
                 if (p->rel_vn > -RIGID_BOUNCE_SPEED || p->max_jn == 0.0f)
                     continue;
                 physics__rigid_row row;
-                rigid__point_row(r, c, q, &row);
+                rigid__point_row(s, c, q, &row);
                 const float vn = rigid__speed(A, B, &row, c->normal);
                 const float j = f_max(p->jn - row.mass * (vn + c->restitution * p->rel_vn), 0.0f);
                 rigid__push(A, B, &row, c->normal, j - p->jn);
@@ -1142,12 +1288,21 @@ static void rigid__restitution_range(void *user, uint32_t begin, uint32_t end)
 /* ---- after the solve -------------------------------------------------------------------------- */
 
 /* The separation of contact c's deepest point now. */
-static float rigid__separation(const physics__rigid *r, const physics__rigid_kept *c)
+static float rigid__separation(const physics__scene *s, const physics__rigid_kept *c)
 {
+    const physics__rigid *r = &s->rigid;
     const physics__rigid_body *A = &r->body[c->a], *B = &r->body[c->b];
     const physics__rigid_geo *g = r->geo_at[c->pair];
     const physics__v3 gd = physics__rigid_geo_d(g);
     float least = INFINITY;
+    if (c->turns) {
+        physics__v3 ra[PHYSICS_MANIFOLD_POINTS], rb[PHYSICS_MANIFOLD_POINTS];
+        float sep[PHYSICS_MANIFOLD_POINTS];
+        rigid__turned(&s->bodies, c->a, c->b, g, c->count, ra, rb, sep);
+        for (uint32_t q = 0; q < c->count; q++)
+            least = f_min(least, sep[q]);
+        return least;
+    }
     const float moved = v3_dot(v3_sub(B->dp, A->dp), c->normal);
     for (uint32_t q = 0; q < c->count; q++) {
         /* (The rows' crosses, as rigid__row made them.) */
@@ -1222,7 +1377,7 @@ static bool rigid__remember_contact(const physics__scene *s, const physics__rigi
     e->geo = *r->geo_at[c->pair];
     e->twist = c->twist;
     physics__rigid_quantise(e);
-    e->touching = rigid__separation(r, c) <= RIGID_TOUCH && *total > 0.0f;
+    e->touching = rigid__separation(s, c) <= RIGID_TOUCH && *total > 0.0f;
     return e->touching;
 }
 
@@ -1497,6 +1652,9 @@ int physics__rigid_step(physics__scene *s, float dt)
         physics__rigid_wide_pass(s, PHYSICS_WIDE_PUSH, inv_h, order);
         physics__joints_stages(s, h, PHYSICS_WIDE_PUSH);
         rigid__body_stage(s, rigid__positions_range, h);
+        if (r->turns)
+            physics__stages_add(&r->stages, s->a, rigid__turn_range, s, 0,
+                                (m + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS, 1);
         physics__rigid_wide_pass(s, PHYSICS_WIDE_RELAX, inv_h, order);
         physics__joints_stages(s, h, PHYSICS_WIDE_RELAX);
         /* The step's velocities end with the normals relaxed once more the other way round: the

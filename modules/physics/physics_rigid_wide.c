@@ -369,6 +369,27 @@ static bool wide__still(const physics__rigid_body *x)
     return x->inv_mass == 0.0f;
 }
 
+/* Contact c's rows into lane l of block k: its points' normal rows, masses, separations and
+ * levers, and the friction's rows and mass (what physics__rigid_wide_rows writes again when the
+ * anchors turn). */
+static void wide__lane_rows(physics__rigid_block *k, uint32_t l, const physics__rigid_contact *c)
+{
+    for (uint32_t q = 0; q < c->count; q++) {
+        wide__row_set(&k->p[q].n, l, &c->p[q].n);
+        wide__v3_set(&k->ia[q], l, c->p[q].n.ia);
+        k->p[q].mass[l] = c->p[q].n.mass;
+        k->p[q].sep[l] = c->p[q].sep;
+        k->p[q].lever[l] = c->p[q].lever;
+    }
+    wide__row_set(&k->f1, l, &c->f1);
+    wide__row_set(&k->f2, l, &c->f2);
+    wide__v3_set(&k->f1_ia, l, c->f1.ia);
+    wide__v3_set(&k->f2_ia, l, c->f2.ia);
+    k->k11[l] = c->k11;
+    k->k12[l] = c->k12;
+    k->k22[l] = c->k22;
+}
+
 /* Contact c into lane l of block k: every member of the lane, rows past its points zero (the
  * block's own members, which its lanes share, are set once they are all written: wide__seal). */
 static void wide__lane(physics__rigid_block *k, uint32_t l, const physics__rigid *r,
@@ -386,26 +407,15 @@ static void wide__lane(physics__rigid_block *k, uint32_t l, const physics__rigid
     wide__v3_set(&k->normal, l, c->normal);
     wide__v3_set(&k->t1, l, c->t1);
     wide__v3_set(&k->t2, l, c->t2);
+    wide__lane_rows(k, l, c);
     for (uint32_t q = 0; q < c->count; q++) {
-        wide__row_set(&k->p[q].n, l, &c->p[q].n);
-        wide__v3_set(&k->ia[q], l, c->p[q].n.ia);
-        k->p[q].mass[l] = c->p[q].n.mass;
-        k->p[q].sep[l] = c->p[q].sep;
-        k->p[q].lever[l] = c->p[q].lever;
         k->jn[q][l] = c->p[q].n.j;
         k->max_jn[q][l] = c->p[q].max_jn;
     }
     for (uint32_t q = c->count; q < PHYSICS_MANIFOLD_POINTS; q++)
         wide__point_zero(k, q, l);
-    wide__row_set(&k->f1, l, &c->f1);
-    wide__row_set(&k->f2, l, &c->f2);
-    wide__v3_set(&k->f1_ia, l, c->f1.ia);
-    wide__v3_set(&k->f2_ia, l, c->f2.ia);
     k->f1j[l] = c->f1.j;
     k->f2j[l] = c->f2.j;
-    k->k11[l] = c->k11;
-    k->k12[l] = c->k12;
-    k->k22[l] = c->k22;
     wide__v3_set(&k->twist_a, l, c->twist_a);
     wide__v3_set(&k->twist_b, l, c->twist_b);
     k->twist_mass[l] = c->twist_mass;
@@ -425,6 +435,31 @@ void physics__rigid_wide_lane(physics__rigid *r, uint32_t ci, const physics__rig
         r->overflow_contact[at & ~PHYSICS_WIDE_OVERFLOW] = *c;
     else
         wide__lane(&r->block[at / 4u], at % 4u, r, c);
+}
+
+void physics__rigid_wide_rows(physics__rigid *r, uint32_t ci, const physics__rigid_contact *c)
+{
+    const uint32_t at = r->lane_of[ci];
+    if (at & PHYSICS_WIDE_OVERFLOW) {
+        physics__rigid_contact *o = &r->overflow_contact[at & ~PHYSICS_WIDE_OVERFLOW];
+        for (uint32_t q = 0; q < c->count; q++) {
+            const float j = o->p[q].n.j;
+            o->p[q].n = c->p[q].n;
+            o->p[q].n.j = j;
+            o->p[q].sep = c->p[q].sep;
+            o->p[q].lever = c->p[q].lever;
+        }
+        const float j1 = o->f1.j, j2 = o->f2.j;
+        o->f1 = c->f1;
+        o->f2 = c->f2;
+        o->f1.j = j1;
+        o->f2.j = j2;
+        o->k11 = c->k11;
+        o->k12 = c->k12;
+        o->k22 = c->k22;
+    } else {
+        wide__lane_rows(&r->block[at / 4u], at % 4u, c);
+    }
 }
 
 /* A padding lane: no mass, no impulse; it reads body 0 and writes nothing. Its points are zero
