@@ -1312,9 +1312,11 @@ void physics__ccd_free(physics__scene *s);
 /* Sensors (physics_sensors.c, ct_physics_api_v5.set_sensor): make body i a sensor or not
  * (CT_ERR_INVALID for a dynamic body, CT_ERR_NOMEM); the record of an entity, or NULL; the bodies
  * inside a sensor at the last step (the count; at most max into out); the end of a step's pass
- * that writes the enter and leave events (0 or CT_ERR_NOMEM); free. */
+ * that writes the enter and leave events (0 or CT_ERR_NOMEM); free. An entity's body removed
+ * (physics__scene_remove) drops its record, if it has one. */
 int physics__sensors_set(physics__scene *s, uint32_t i, bool on);
 physics__sensor *physics__sensors_find(physics__scene *s, uint32_t entity);
+void physics__sensors_drop(physics__scene *s, uint32_t entity);
 uint32_t physics__sensors_inside(physics__scene *s, uint32_t entity, ct_entity_t *out,
                                  uint32_t max);
 int physics__sensors_detect(physics__scene *s);

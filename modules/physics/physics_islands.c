@@ -75,6 +75,7 @@ bool physics__scene_remove(physics__scene *s, ct_entity_t e)
     physics__scene_wake(s, i);
     physics__joints_drop_entity(s, e.id);
     physics__characters_drop(s, e.id);
+    physics__sensors_drop(s, e.id);
     const uint32_t remembered = s->num_cache + s->rigid.num_cache;
     for (uint32_t k = 0; k < remembered; k++) {
         const uint64_t key =

@@ -9,7 +9,8 @@
  * grids, then the manifold's separation at or below zero) and whose filters meet its kept one; the
  * sorted list is compared with the last step's, and each body that came in or went out makes one
  * CT_PHYSICS_EVENT_SENSOR_ENTER or _LEAVE. A body that is removed is missing from the next list,
- * so it makes a leave. A sensor whose body is gone is dropped without events.
+ * so it makes a leave. A sensor goes with its body, without events (physics__scene_remove): a body
+ * given to the entity afterwards, even before the next step, is an ordinary one.
  *
  * The records are sorted by the sensor's entity id, and each list by entity id: the events come in
  * that order, whatever the bodies' places in the arrays. */
@@ -82,6 +83,17 @@ int physics__sensors_set(physics__scene *s, uint32_t i, bool on)
     physics__scene_touched(s, i);
     s->woke = true;
     return 0;
+}
+
+void physics__sensors_drop(physics__scene *s, uint32_t entity)
+{
+    physics__sensors *x = &s->sensors;
+    bool found;
+    const uint32_t k = sensors__at(x, entity, &found);
+    if (!found)
+        return;
+    memmove(&x->s[k], &x->s[k + 1], (size_t)(x->n - k - 1) * sizeof *x->s);
+    x->n--;
 }
 
 uint32_t physics__sensors_inside(physics__scene *s, uint32_t entity, ct_entity_t *out,

@@ -9,7 +9,10 @@
  *
  * It also keeps the pairs a continuous sweep reported touching that no contact has taken over
  * (physics__ccd.reported): forgotten, the step after a restore reported the pair's contact again
- * or never said it ended.
+ * or never said it ended. And, at its end, the bodies each sensor held at the last step (which
+ * sensors there are is the world's, like filters): forgotten, a body in a sensor when the snapshot
+ * was saved and out of it when it was restored entered it again (a trigger fired twice), one in it
+ * at the restore left without having been in it. A world without sensors writes none of it.
  *
  * Format 6 packs it without losing a bit, to 119.3 bytes an awake body in a resting pile
  * (bench_physics' physics.snapshot_bytes_per_body on large_pyramid; format 5 took 131.2 there
@@ -772,6 +775,26 @@ static void out_contact(snapshot__out *o, const physics__bodies *b, snapshot__se
     out_impulses(o, c, n, ref);
 }
 
+/* The sensors holding bodies, to the snapshot's end: each as the step of its entity id from the
+ * one before, the count of its bodies and their ids, each as its step from the one before (both
+ * lists are sorted). */
+static void out_sensors(snapshot__out *o, const physics__sensors *x)
+{
+    uint32_t last = 0;
+    for (uint32_t k = 0; k < x->n; k++) {
+        const physics__sensor *r = &x->s[k];
+        if (!r->count)
+            continue;
+        out_varint(o, r->entity - last);
+        out_varint(o, r->count);
+        last = r->entity;
+        for (uint32_t q = 0, id = 0; q < r->count; q++) {
+            out_varint(o, x->inside[r->first + q] - id);
+            id = x->inside[r->first + q];
+        }
+    }
+}
+
 /* Everything after the header, into o (counted only when o->at is NULL). */
 static void snapshot__write(const physics__scene *s, const physics__points *p, snapshot__seen *seen,
                             snapshot__out *o)
@@ -843,6 +866,7 @@ static void snapshot__write(const physics__scene *s, const physics__points *p, s
                                    p->acceleration[i]};
         out_words(o, &x, sizeof x);
     }
+    out_sensors(o, &s->sensors);
 }
 
 uint32_t physics__snapshot_size(const physics__scene *s, const physics__points *p)
@@ -902,6 +926,8 @@ typedef struct snapshot__read {
     physics__character *characters;
     snapshot__point *points;
     uint64_t *reported; /* the pairs a sweep reported touching */
+    const uint8_t *sensors; /* the sensors' lists of bodies (out_sensors), checked */
+    uint32_t sensors_size, sensor_ids;
 } snapshot__read;
 
 static void read_free(const physics__scene *s, snapshot__read *r)
@@ -1174,6 +1200,62 @@ static const char *read_reported(const physics__scene *s, snapshot__read *r, sna
     return NULL;
 }
 
+/* The next id of a sorted list out_sensors wrote: the step from `last`, at least 1 and within 32
+ * bits (else in->ok is false). */
+static uint32_t in_id_after(snapshot__in *in, uint32_t last)
+{
+    const uint64_t step = in_varint(in);
+    if (!step || step > UINT32_MAX - last)
+        in->ok = false;
+    return in->ok ? last + (uint32_t)step : 0u;
+}
+
+/* The sensors' lists, the rest of the snapshot: checked here, put in place by apply_sensors. */
+static const char *read_sensors(snapshot__read *r, snapshot__in *in)
+{
+    r->sensors = in->at;
+    r->sensors_size = (uint32_t)(in->end - in->at);
+    for (uint32_t sensor = 0; in->ok && in->at < in->end;) {
+        sensor = in_id_after(in, sensor);
+        const uint64_t count = in_varint(in);
+        /* Each id takes a byte at least: a count past the bytes left is damage. */
+        if (!in->ok || !count || count > (uint64_t)(in->end - in->at))
+            return "the snapshot's sensors are not in order (or hold no bodies)";
+        for (uint32_t q = 0, id = 0; q < count; q++)
+            id = in_id_after(in, id);
+        if (!in->ok)
+            return "the snapshot's sensors are not in order (or hold no bodies)";
+        r->sensor_ids += (uint32_t)count;
+    }
+    return NULL;
+}
+
+/* Puts the lists read_sensors checked into the world's sensors (x->inside holds r->sensor_ids);
+ * a sensor of the world without one in the snapshot holds nothing, one of the snapshot's that
+ * is no sensor now is skipped. */
+static void apply_sensors(physics__sensors *x, const snapshot__read *r)
+{
+    snapshot__in in = {r->sensors, r->sensors + r->sensors_size, true};
+    uint32_t used = 0, k = 0;
+    for (uint32_t sensor = 0; in.at < in.end;) {
+        sensor = in_id_after(&in, sensor);
+        const uint32_t count = (uint32_t)in_varint(&in);
+        for (; k < x->n && x->s[k].entity < sensor; k++)
+            x->s[k].first = x->s[k].count = 0;
+        const bool kept = k < x->n && x->s[k].entity == sensor;
+        if (kept)
+            x->s[k].first = used, x->s[k].count = count;
+        for (uint32_t q = 0, id = 0; q < count; q++) {
+            id = in_id_after(&in, id);
+            if (kept)
+                x->inside[used++] = id;
+        }
+        k += kept;
+    }
+    for (; k < x->n; k++)
+        x->s[k].first = x->s[k].count = 0;
+}
+
 /* Reads all of a snapshot into r (allocated here; read_free frees it), checking it fits the world
  * as it is. NULL, or why not. */
 /* The joints, characters and point masses read, checked as the bodies are: values a world can
@@ -1288,8 +1370,11 @@ static const char *snapshot__read_all(const physics__scene *s, const physics__po
         in_words(&in, &r->characters[k], sizeof *r->characters);
     for (uint32_t k = 0; k < h->points; k++)
         in_words(&in, &r->points[k], sizeof *r->points);
-    if (!in.ok || in.at != in.end)
+    if (!in.ok)
         return CUT;
+    why = read_sensors(r, &in);
+    if (why)
+        return why;
     for (uint32_t i = 0; i < h->points; i++)
         if (r->points[i].entity != p->entity[i].id)
             return "the world's point masses are not those it was saved with";
@@ -1340,7 +1425,9 @@ int physics__snapshot_restore_why(physics__scene *s, physics__points *p, const v
         physics__reserve(s->a, (void **)&s->characters.c, &s->characters.cap, h.characters,
                          sizeof *s->characters.c) ||
         physics__reserve(s->a, (void **)&s->ccd.reported, &s->ccd.cap_reported, h.reported,
-                         sizeof *s->ccd.reported)) {
+                         sizeof *s->ccd.reported) ||
+        physics__reserve(s->a, (void **)&s->sensors.inside, &s->sensors.cap_inside, r.sensor_ids,
+                         sizeof *s->sensors.inside)) {
         read_free(s, &r);
         return CT_ERR_NOMEM;
     }
@@ -1375,6 +1462,7 @@ int physics__snapshot_restore_why(physics__scene *s, physics__points *p, const v
         p->velocity[i] = r.points[i].velocity;
         p->acceleration[i] = r.points[i].acceleration;
     }
+    apply_sensors(&s->sensors, &r);
     read_free(s, &r);
     rg->num_cache = h.rigid_cache;
     s->num_cache = h.cache;

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -18,6 +19,95 @@ const ct_physics_api_v5 *p5;
 char captured[16384];
 
 static const test_world_t *booted;
+
+/* What the running test made (physics_test_begin empties it, physics_test_end releases it): its
+ * entities, and the resources it loaded (type, name); and the entities with bodies in the
+ * booted world when it began, sorted. */
+static struct {
+    ct_entity_t *entities;
+    uint32_t entity_count, entity_cap;
+    char (*loads)[2][128];
+    uint32_t load_count, load_cap;
+    uint32_t *had;
+    uint32_t had_count;
+} made;
+
+static int cmp_u32(const void *a, const void *b)
+{
+    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The entities with bodies in the booted world, sorted, into a new array (*count of them). */
+static uint32_t *world_bodies(uint32_t *count)
+{
+    *count = p4->shapes(booted->world, 0, NULL, 0);
+    ct_physics_shape_t *shapes = malloc((*count + 1u) * sizeof *shapes);
+    uint32_t *ids = malloc((*count + 1u) * sizeof *ids);
+    assert_non_null(shapes);
+    assert_non_null(ids);
+    p4->shapes(booted->world, 0, shapes, *count);
+    for (uint32_t k = 0; k < *count; k++)
+        ids[k] = shapes[k].entity;
+    free(shapes);
+    qsort(ids, *count, sizeof *ids, cmp_u32);
+    return ids;
+}
+
+static void made_entities(const ct_entity_t *e, uint32_t n)
+{
+    if (made.entity_count + n > made.entity_cap) {
+        made.entity_cap = 2u * (made.entity_count + n);
+        made.entities = realloc(made.entities, made.entity_cap * sizeof *made.entities);
+        assert_non_null(made.entities);
+    }
+    memcpy(made.entities + made.entity_count, e, n * sizeof *e);
+    made.entity_count += n;
+}
+
+static void made_load(const char *type, const char *name)
+{
+    if (made.load_count == made.load_cap) {
+        made.load_cap = 2u * made.load_cap + 8u;
+        made.loads = realloc(made.loads, made.load_cap * sizeof *made.loads);
+        assert_non_null(made.loads);
+    }
+    snprintf(made.loads[made.load_count][0], sizeof made.loads[0][0], "%s", type);
+    snprintf(made.loads[made.load_count][1], sizeof made.loads[0][1], "%s", name);
+    made.load_count++;
+}
+
+int physics_test_begin(void **state)
+{
+    (void)state;
+    made.entity_count = made.load_count = 0;
+    free(made.had);
+    made.had = world_bodies(&made.had_count);
+    return 0;
+}
+
+int physics_test_end(void **state)
+{
+    (void)state;
+    log__set_sink(NULL, NULL);
+    for (uint32_t k = 0; k < made.entity_count; k++)
+        if (entity->alive(made.entities[k]))
+            entity->destroy(made.entities[k]);
+    /* And whatever else got a body in the booted world during the test. */
+    uint32_t count;
+    uint32_t *now = world_bodies(&count);
+    for (uint32_t k = 0; k < count; k++)
+        if (!bsearch(&now[k], made.had, made.had_count, sizeof *made.had, cmp_u32) &&
+            entity->alive((ct_entity_t){now[k]}))
+            entity->destroy((ct_entity_t){now[k]});
+    free(now);
+    /* Each load the test made and did not undo (a load of a loaded name counts it again). */
+    for (uint32_t k = made.load_count; k-- > 0;)
+        if (booted->resource->get(made.loads[k][0], made.loads[k][1]))
+            booted->resource->unload(made.loads[k][0], made.loads[k][1]);
+    made.entity_count = made.load_count = 0;
+    return 0;
+}
 
 kernel_desc_t physics_desc(void)
 {
@@ -57,6 +147,7 @@ ct_rigid_body_desc_t ball_desc(float x, float y, float z, float r)
 ct_entity_t physics_body(ct_world_o *w, const ct_rigid_body_desc_t *d)
 {
     const ct_entity_t e = entity->create();
+    made_entities(&e, 1);
     assert_int_equal(p4->add_rigid_body(w, e, d), 0);
     return e;
 }
@@ -87,7 +178,21 @@ void physics_lua_unit_cube(void)
 
 int physics_load(const char *type, const char *name, const char *source)
 {
-    return booted->resource->load_source(type, name, source, strlen(source));
+    const int r = booted->resource->load_source(type, name, source, strlen(source));
+    if (r == 0)
+        made_load(type, name);
+    return r;
+}
+
+int physics_spawn(const char *name, const char *source, ct_entity_t *e, int max)
+{
+    assert_int_equal(physics_load("level", name, source), 0);
+    const int n = booted->worlds->spawn_resource(booted->world, booted->resource->get("level", name),
+                                                 NULL, NULL, e, (uint32_t)max);
+    if (n > 0)
+        made_entities(e, (uint32_t)n);
+    assert_true(n > 0);
+    return n;
 }
 
 void capture(void *ctx, ct_log_level level, const char *tag, const char *text)

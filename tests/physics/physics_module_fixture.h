@@ -43,6 +43,20 @@ void physics_lua_unit_cube(void);
 /* Loads `source` as the resource `name` of `type` in the booted kernel: load_source's answer. */
 int physics_load(const char *type, const char *name, const char *source);
 
+/* Loads `source` as level `name` and spawns it into the booted world, its entities into e (at
+ * most max): how many it made, failing the test when the load fails or makes none. */
+int physics_spawn(const char *name, const char *source, ct_entity_t *e, int max);
+
+/* A test's own set-up and teardown (cmocka_unit_test_setup_teardown(test, physics_test_begin,
+ * physics_test_end)): what a test made through physics_body, physics_load and physics_spawn, and
+ * every entity that got a body in the booted world, is destroyed or unloaded after it whether it
+ * passed or failed, and the log goes back to its own sink; so a failing test leaves no bodies, levels or log capture to the tests after it (a level
+ * left loaded was handed, unchanged, to the next test loading another source of the same name).
+ * What the group's set-up made before the first test stays. */
+int physics_test_begin(void **state);
+int physics_test_end(void **state);
+#define physics_test(f) cmocka_unit_test_setup_teardown(f, physics_test_begin, physics_test_end)
+
 /* The log lines written while log__set_sink(capture, NULL) is in force, each ending in '\n'; a
  * test empties it (captured[0] = '\0') before what it checks. */
 extern char captured[16384];

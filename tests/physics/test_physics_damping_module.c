@@ -205,11 +205,11 @@ static void test_lua(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_c_api),
-        cmocka_unit_test(test_level_fields),
-        cmocka_unit_test(test_bad_sources),
-        cmocka_unit_test(test_edited_blob_refused),
-        cmocka_unit_test(test_lua),
+        physics_test(test_c_api),
+        physics_test(test_level_fields),
+        physics_test(test_bad_sources),
+        physics_test(test_edited_blob_refused),
+        physics_test(test_lua),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }

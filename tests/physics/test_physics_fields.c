@@ -14,8 +14,8 @@
 
 #include "physics_module_fixture.h"
 
-/* Boots ct.entities, ct.transforms, ct.expr and ct.physics with a world named `name` (each test
- * ends with test_world_shutdown). */
+/* Boots ct.entities, ct.transforms, ct.expr and ct.physics with a world named `name` (fields_end
+ * shuts it down after each test, passed or failed). */
 static const test_world_t *boot_fields(const char *name)
 {
     const char *paths[] = {
@@ -94,7 +94,6 @@ static void fields_push_the_bodies_inside(void **state)
     if (!strstr(captured, "force_field.force: 1:14: unknown name 'hieght'") ||
         !strstr(captured, "twister"))
         fail_msg("got: %s", captured);
-    test_world_shutdown(NULL);
 }
 
 /* A field whose force on a body is finite but past the ranges (fx = 1e13 N: an explosion's 1 / d^2
@@ -137,7 +136,6 @@ static void fields_past_the_ranges_logged_once(void **state)
     t->entity->destroy_batch(made, 3);
     t->resource->unload("level", "levels/past");
 
-    test_world_shutdown(NULL);
 }
 
 /* A compiled field edited behind the compiler's back (a radius NaN, negative or past 1e4) is
@@ -157,15 +155,22 @@ static void fields_edited_blob_refused(void **state)
     test_blob_refused(&b, at, -1.0f, words);
     test_blob_refused(&b, at, 2e4f, words);
     test_blob_free(&b);
-    test_world_shutdown(NULL);
+}
+
+/* Each test's teardown: the log back to its own sink and the kernel down, so that a failing test
+ * leaves neither to the next one's boot. */
+static int fields_end(void **state)
+{
+    log__set_sink(NULL, NULL);
+    return test_world_shutdown(state);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(fields_push_the_bodies_inside),
-        cmocka_unit_test(fields_past_the_ranges_logged_once),
-        cmocka_unit_test(fields_edited_blob_refused),
+        cmocka_unit_test_teardown(fields_push_the_bodies_inside, fields_end),
+        cmocka_unit_test_teardown(fields_past_the_ranges_logged_once, fields_end),
+        cmocka_unit_test_teardown(fields_edited_blob_refused, fields_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -257,6 +257,8 @@ static void test_spawn_refusals_name_world_entity_field(void **state)
 static void test_joint_goes_with_its_bodies(void **state)
 {
     (void)state;
+    /* Its own load of the level: each test's loads go at its end (physics_test_end). */
+    assert_int_equal(physics_load("level", "levels/door", door_level), 0);
     ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "door_gone"});
     ct_entity_t e[2];
     assert_int_equal(
@@ -300,18 +302,17 @@ static void test_joint_goes_with_its_bodies(void **state)
     assert_int_equal(p4->body_count(w), 2);
     t->worlds->destroy_world(w);
     t->entity->destroy_batch(e, 2);
-    t->resource->unload("level", "levels/door");
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_door_swings_to_its_limit),
-        cmocka_unit_test(test_unit_copies_join_their_own_parts),
-        cmocka_unit_test(test_bad_sources_name_file_entity_field),
-        cmocka_unit_test(test_edited_blob_refused),
-        cmocka_unit_test(test_spawn_refusals_name_world_entity_field),
-        cmocka_unit_test(test_joint_goes_with_its_bodies),
+        physics_test(test_door_swings_to_its_limit),
+        physics_test(test_unit_copies_join_their_own_parts),
+        physics_test(test_bad_sources_name_file_entity_field),
+        physics_test(test_edited_blob_refused),
+        physics_test(test_spawn_refusals_name_world_entity_field),
+        physics_test(test_joint_goes_with_its_bodies),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }

@@ -625,19 +625,19 @@ static void test_lua_joints(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pendulum_period),
-        cmocka_unit_test(test_hinge_limit_holds),
-        cmocka_unit_test(test_slider_motor_and_limit),
-        cmocka_unit_test(test_distance_spring_and_rope),
-        cmocka_unit_test(test_distance_min_and_max),
-        cmocka_unit_test(test_chain_stays_connected),
-        cmocka_unit_test(test_breaking_joint),
-        cmocka_unit_test(test_joint_torque_holds_a_shelf),
-        cmocka_unit_test(test_ball_twist_limit_holds),
-        cmocka_unit_test(test_lua_breaks_a_joint),
-        cmocka_unit_test(test_bad_joints_refused),
-        cmocka_unit_test(test_joined_bodies_sleep_and_wake_together),
-        cmocka_unit_test(test_lua_joints),
+        physics_test(test_pendulum_period),
+        physics_test(test_hinge_limit_holds),
+        physics_test(test_slider_motor_and_limit),
+        physics_test(test_distance_spring_and_rope),
+        physics_test(test_distance_min_and_max),
+        physics_test(test_chain_stays_connected),
+        physics_test(test_breaking_joint),
+        physics_test(test_joint_torque_holds_a_shelf),
+        physics_test(test_ball_twist_limit_holds),
+        physics_test(test_lua_breaks_a_joint),
+        physics_test(test_bad_joints_refused),
+        physics_test(test_joined_bodies_sleep_and_wake_together),
+        physics_test(test_lua_joints),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }

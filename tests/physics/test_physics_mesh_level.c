@@ -63,16 +63,6 @@ static int shutdown(void **state)
     return r;
 }
 
-/* Spawns level `name` (loaded from `source`) into the test's world; its entities into e. */
-static int spawn(const char *name, const char *source, ct_entity_t *e, int max)
-{
-    assert_int_equal(physics_load("level", name, source), 0);
-    const int n = t->worlds->spawn_resource(t->world, t->resource->get("level", name), NULL,
-                                            NULL, e, (uint32_t)max);
-    assert_true(n > 0);
-    return n;
-}
-
 static void settle(int steps)
 {
     for (int k = 0; k < steps; k++)
@@ -103,7 +93,7 @@ static void spawn_board(const char *half, bool floor, ct_entity_t *e)
                      "      body = { kind = \"static\" half_extents = [20 0.5 20] friction = 0.5\n"
                      "               layer = 4 } } }\n"
                    : "");
-    spawn("levels/board", source, e, floor ? 3 : 2);
+    physics_spawn("levels/board", source, e, floor ? 3 : 2);
 }
 
 /* Puts the board at (x, y, z), turned by yaw about y. */
@@ -121,7 +111,7 @@ static void test_cube_rests_on_the_obj_bunny(void **state)
 {
     (void)state;
     ct_entity_t e[2];
-    spawn("levels/bunny",
+    physics_spawn("levels/bunny",
           "entities = [\n"
           BUNNY_ENTITY
           "  { name = \"cube\" components = { transform = { position = [0.2 0.4 0.15] }\n"
@@ -148,8 +138,6 @@ static void test_cube_rests_on_the_obj_bunny(void **state)
     const float d[3] = {p[0] - p0[0], p[1] - p0[1], p[2] - p0[2]};
     assert_true(d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < 0.01f * 0.01f);
     assert_true(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] < 1e-3f * 1e-3f);
-    t->entity->destroy_batch(e, 2);
-    t->resource->unload("level", "levels/bunny");
 }
 
 /* The height of the bunny's surface under (x, z): a ray from above that sees only layer 1. */
@@ -199,8 +187,6 @@ static void test_board_stays_on_the_bunny(void **state)
                   (double)p[2], (double)under, speed);
     assert_true(fabsf(p[0]) < 0.5f && fabsf(p[2]) < 0.5f);
     assert_true(under > 0.1f && p[1] > under);
-    t->entity->destroy_batch(e, 2);
-    t->resource->unload("level", "levels/board");
 }
 
 /* Thin boards (1 x 0.02 x 0.3 m, layer 2) dropped flat from 0.3 m over the highest point of the
@@ -258,7 +244,7 @@ static void test_ball_rests_on_the_gltf_box(void **state)
 {
     (void)state;
     ct_entity_t e[2];
-    spawn("levels/box",
+    physics_spawn("levels/box",
           "entities = [\n"
           "  { name = \"box\" components = { transform = { position = [5 0.5 0] }\n"
           "      body = { kind = \"static\" shape = { type = \"mesh\" mesh = \"meshes/box\" } } } }\n"
@@ -279,8 +265,6 @@ static void test_ball_rests_on_the_gltf_box(void **state)
     assert_true(fabsf(p[1] - 1.2f) < 0.01f);
     assert_true(fabsf(p[0] - 5.1f) < 0.01f && fabsf(p[2] + 0.1f) < 0.01f);
     assert_true(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] < 0.01f * 0.01f);
-    t->entity->destroy_batch(e, 2);
-    t->resource->unload("level", "levels/box");
 }
 
 /* A glTF scene of 300,000 nodes, children of one root, the last of which carries a 4 x 4 m floor
@@ -317,7 +301,7 @@ static void test_scene_of_many_nodes_compiles(void **state)
     write_file("meshes/city.mesh", "source = \"meshes/city.gltf\"\n");
     assert_int_equal(physics_load("collision_mesh", "meshes/city", "mesh = \"meshes/city\"\n"), 0);
     ct_entity_t e[2];
-    spawn("levels/city",
+    physics_spawn("levels/city",
           "entities = [\n"
           "  { name = \"city\" components = { transform = {}\n"
           "      body = { kind = \"static\"\n"
@@ -330,9 +314,6 @@ static void test_scene_of_many_nodes_compiles(void **state)
     float p[3];
     assert_int_equal(p4->position(t->world, e[1], p), 0);
     assert_true(fabsf(p[0] + 5.0f) < 0.01f && fabsf(p[1] - 0.2f) < 0.01f && fabsf(p[2]) < 0.01f);
-    t->entity->destroy_batch(e, 2);
-    t->resource->unload("level", "levels/city");
-    t->resource->unload("collision_mesh", "meshes/city");
 }
 
 /* A collision mesh of `mesh_source` (a .mesh) and `file` (its OBJ, when not NULL), compiled: the
@@ -435,7 +416,7 @@ static void test_missing_mesh_is_skipped(void **state)
     log__set_sink(capture, NULL);
     captured[0] = '\0';
     ct_entity_t e[2];
-    spawn("levels/missing",
+    physics_spawn("levels/missing",
           "entities = [\n"
           "  { name = \"ghost\" components = { transform = {}\n"
           "      body = { kind = \"static\" shape = { type = \"mesh\" mesh = \"meshes/ghost\" } } } }\n"
@@ -449,21 +430,19 @@ static void test_missing_mesh_is_skipped(void **state)
     float p[3];
     assert_int_not_equal(p4->position(t->world, e[0], p), 0);
     assert_int_equal(p4->position(t->world, e[1], p), 0);
-    t->entity->destroy_batch(e, 2);
-    t->resource->unload("level", "levels/missing");
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cube_rests_on_the_obj_bunny),
-        cmocka_unit_test(test_ball_rests_on_the_gltf_box),
-        cmocka_unit_test(test_board_stays_on_the_bunny),
-        cmocka_unit_test(test_swept_boards_gain_no_spin),
-        cmocka_unit_test(test_bad_sources_are_refused),
-        cmocka_unit_test(test_edited_blob_is_refused),
-        cmocka_unit_test(test_missing_mesh_is_skipped),
-        cmocka_unit_test(test_scene_of_many_nodes_compiles),
+        physics_test(test_cube_rests_on_the_obj_bunny),
+        physics_test(test_ball_rests_on_the_gltf_box),
+        physics_test(test_board_stays_on_the_bunny),
+        physics_test(test_swept_boards_gain_no_spin),
+        physics_test(test_bad_sources_are_refused),
+        physics_test(test_edited_blob_is_refused),
+        physics_test(test_missing_mesh_is_skipped),
+        physics_test(test_scene_of_many_nodes_compiles),
     };
     return cmocka_run_group_tests(tests, boot, shutdown);
 }

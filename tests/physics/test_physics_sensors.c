@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -201,6 +202,188 @@ static void test_removed_body_leaves(void **state)
     entity->destroy(s);
     entity->destroy(ball);
     entity->destroy(ball2);
+}
+
+/* A new world `name` without gravity: the sensor of sensor_box into *s, a ball of radius 0.25 at
+ * its middle into *ball. */
+static ct_world_o *ball_in_sensor(const char *name, ct_entity_t *s, ct_entity_t *ball)
+{
+    ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = name});
+    p5->set_gravity(w, (float[3]){0, 0, 0});
+    *s = sensor_box(w);
+    const ct_rigid_body_desc_t d = ball_desc(0.0f, 2.5f, 0.0f, 0.25f);
+    *ball = physics_body(w, &d);
+    return w;
+}
+
+/* A sensor's body removed and another given to the same entity before the next step: the new
+ * body is an ordinary one (no sensor, its own filter), as after a step. A ball floating in the
+ * sensor (no gravity) is not listed in it, and the new box, solid, pushes it out. Before, the
+ * sensor's record stayed until the next step's pass and was taken for the new body's: is_sensor
+ * said true, collision_filter read the old sensor's filter, set_collision_filter wrote there (the
+ * box collided with its own filter, not the one set), and the ball stayed listed inside a solid
+ * box with no leave. */
+static void test_body_replaced_under_a_sensor(void **state)
+{
+    (void)state;
+    ct_entity_t s, ball;
+    ct_world_o *w = ball_in_sensor("replaced", &s, &ball);
+    assert_int_equal(p5->set_collision_filter(w, s, 2u, 1u), 0);
+    tally t = {0, 0, -1, -1, 0};
+    p5->simulate(w, step);
+    count(w, s, 0, &t);
+    assert_int_equal(t.enters, 1);
+    assert_int_equal(p5->remove_body(w, s), 0);
+    const ct_rigid_body_desc_t box = {.kind = CT_BODY_STATIC,
+                                      .shape = CT_BODY_BOX,
+                                      .half_extents = {1.0f, 0.5f, 1.0f},
+                                      .friction = 0.5f,
+                                      .position = {0.0f, 2.5f, 0.0f}};
+    assert_int_equal(p5->add_rigid_body(w, s, &box), 0);
+    assert_false(p5->is_sensor(w, s));
+    ct_entity_t in[2];
+    assert_int_equal(p5->sensor_contents(w, s, in, 2), 0);
+    uint32_t layer = 0, mask = 0;
+    assert_int_equal(p5->collision_filter(w, s, &layer, &mask), 0);
+    assert_int_equal(layer, 1u);
+    assert_int_equal(mask, UINT32_MAX);
+    for (int k = 1; k < 60; k++) {
+        p5->simulate(w, step);
+        count(w, s, k, &t);
+    }
+    assert_int_equal(t.enters, 1);
+    assert_int_equal(t.leaves, 0);
+    float p[3];
+    assert_int_equal(p5->position(w, ball, p), 0);
+    assert_true(fabsf(p[0]) > 1.0f || fabsf(p[1] - 2.5f) > 0.5f || fabsf(p[2]) > 1.0f);
+    worlds->destroy_world(w);
+}
+
+/* The sensor events of the steps from `from` to 120 (the ball falls through the sensor of
+ * test_fall_through, inside it from step 23 to 39), as "step:type:sensor:other " runs. */
+static void sensor_events_until_120(ct_world_o *w, int from, char *out, size_t size)
+{
+    size_t at = 0;
+    out[0] = '\0';
+    for (int k = from; k < 120; k++) {
+        p5->simulate(w, step);
+        uint32_t n, pos = 0;
+        const void *bytes = p5->events(w, &n);
+        for (const ct_physics_event_header_t *h; (h = ct_physics_event_next(bytes, n, &pos));) {
+            if (h->type != CT_PHYSICS_EVENT_SENSOR_ENTER && h->type != CT_PHYSICS_EVENT_SENSOR_LEAVE)
+                continue;
+            ct_physics_sensor_event_t ev;
+            memcpy(&ev, h + 1, sizeof ev);
+            at += (size_t)snprintf(out + at, size - at, "%d:%u:%u:%u ", k, h->type, ev.sensor,
+                                   ev.other);
+        }
+    }
+}
+
+/* Rollback: a snapshot saved with the ball inside the sensor (step 30), restored once it has left
+ * (step 60), holds the ball in the sensor again, and the steps after make the events of never
+ * having left: the leave at step 40 and no second enter. One saved before the ball came (step 10)
+ * and restored with the ball inside holds nothing, and the enter comes again at step 23. Before,
+ * the sensors' lists were not in the snapshot: the first restore listed nothing and the ball
+ * entered again at step 30 (a trigger fired twice), the second listed the ball and it never
+ * entered. */
+static void test_restore_keeps_what_sensors_hold(void **state)
+{
+    (void)state;
+    ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = "sensor_rollback"});
+    const ct_entity_t s = sensor_box(w);
+    const ct_rigid_body_desc_t d = ball_desc(0.0f, 4.0f, 0.0f, 0.25f);
+    const ct_entity_t ball = physics_body(w, &d);
+    uint8_t *saved[2] = {NULL, NULL};
+    uint32_t size[2] = {0, 0};
+    static const int save_at[2] = {10, 30};
+    static char never_left[2][512], again[512];
+    for (int k = 0; k < 31; k++) {
+        for (int q = 0; q < 2; q++)
+            if (k == save_at[q]) {
+                size[q] = p5->snapshot_size(w);
+                saved[q] = malloc(size[q]);
+                assert_non_null(saved[q]);
+                assert_int_equal(p5->save_snapshot(w, saved[q], size[q]), size[q]);
+            }
+        if (k < 30)
+            p5->simulate(w, step);
+    }
+    ct_entity_t in[2];
+    assert_int_equal(p5->sensor_contents(w, s, in, 2), 1);
+    sensor_events_until_120(w, 30, never_left[1], sizeof never_left[1]);
+    /* From step 10 the whole way: the run that never left it. */
+    assert_int_equal(p5->restore_snapshot(w, saved[0], size[0]), 0);
+    assert_int_equal(p5->sensor_contents(w, s, in, 2), 0);
+    sensor_events_until_120(w, 10, never_left[0], sizeof never_left[0]);
+    char want[2][128];
+    snprintf(want[0], sizeof want[0], "23:%u:%u:%u 40:%u:%u:%u ", CT_PHYSICS_EVENT_SENSOR_ENTER,
+             s.id, ball.id, CT_PHYSICS_EVENT_SENSOR_LEAVE, s.id, ball.id);
+    snprintf(want[1], sizeof want[1], "40:%u:%u:%u ", CT_PHYSICS_EVENT_SENSOR_LEAVE, s.id,
+             ball.id);
+    assert_string_equal(never_left[0], want[0]);
+    assert_string_equal(never_left[1], want[1]);
+    /* Restored at step 60 (the ball gone below) to step 30. */
+    assert_int_equal(p5->restore_snapshot(w, saved[0], size[0]), 0);
+    for (int k = 10; k < 60; k++)
+        p5->simulate(w, step);
+    assert_int_equal(p5->restore_snapshot(w, saved[1], size[1]), 0);
+    assert_int_equal(p5->sensor_contents(w, s, in, 2), 1);
+    assert_int_equal(in[0].id, ball.id);
+    sensor_events_until_120(w, 30, again, sizeof again);
+    assert_string_equal(again, never_left[1]);
+    /* Restored at step 30 (the ball inside) to step 10. */
+    assert_int_equal(p5->restore_snapshot(w, saved[1], size[1]), 0);
+    assert_int_equal(p5->restore_snapshot(w, saved[0], size[0]), 0);
+    assert_int_equal(p5->sensor_contents(w, s, in, 2), 0);
+    sensor_events_until_120(w, 10, again, sizeof again);
+    assert_string_equal(again, never_left[0]);
+    free(saved[0]);
+    free(saved[1]);
+    worlds->destroy_world(w);
+}
+
+/* The sensors' part of a snapshot damaged (its last byte cut, a byte added, a count or an id made
+ * zero or huge) is refused naming it, and the world is as it was: the ball still listed. */
+static void test_damaged_sensor_part_refused(void **state)
+{
+    (void)state;
+    ct_entity_t s, ball;
+    ct_world_o *w = ball_in_sensor("sensor_damage", &s, &ball);
+    p5->simulate(w, step);
+    const uint32_t size = p5->snapshot_size(w);
+    uint8_t *snap = malloc(size + 1), *bad = malloc(size + 1);
+    assert_non_null(snap);
+    assert_non_null(bad);
+    assert_int_equal(p5->save_snapshot(w, snap, size), size);
+    /* The part is the snapshot's last 3 bytes (entity ids under 128): the sensor's id, 1, the
+     * ball's id; the header's third word is the size. */
+    assert_int_equal(snap[size - 3], s.id);
+    assert_int_equal(snap[size - 2], 1);
+    assert_int_equal(snap[size - 1], ball.id);
+    log__set_sink(capture, NULL);
+    static const struct { uint32_t at, value; int grow; } edits[] = {
+        {0, 0, -1}, {0, 0, 1}, {3, 0, 0}, {2, 0, 0}, {2, 0x7f, 0}, {1, 0, 0}, {3, 0x80, 0}};
+    for (size_t k = 0; k < sizeof edits / sizeof edits[0]; k++) {
+        memcpy(bad, snap, size);
+        uint32_t n = size + (uint32_t)edits[k].grow;
+        if (edits[k].grow > 0)
+            bad[size] = 0;
+        else if (!edits[k].grow)
+            bad[size - edits[k].at] = (uint8_t)edits[k].value;
+        memcpy(bad + 8, &n, sizeof n);
+        captured[0] = '\0';
+        assert_int_equal(p5->restore_snapshot(w, bad, n), CT_ERR_INVALID);
+        if (!strstr(captured, "sensors") && !strstr(captured, "cut short"))
+            fail_msg("edit %zu: '%s' names neither the sensors nor the size", k, captured);
+        ct_entity_t in[2];
+        assert_int_equal(p5->sensor_contents(w, s, in, 2), 1);
+    }
+    log__set_sink(NULL, NULL);
+    assert_int_equal(p5->restore_snapshot(w, snap, size), 0);
+    free(snap);
+    free(bad);
+    worlds->destroy_world(w);
 }
 
 /* Lua: Actor.set_sensor, is_sensor, sensor_contents, and the callbacks on the sensor's entity. */
@@ -396,13 +579,16 @@ static void test_edited_sensor_blob_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fall_through),
-        cmocka_unit_test(test_filters),
-        cmocka_unit_test(test_removed_body_leaves),
-        cmocka_unit_test(test_lua_sensors),
-        cmocka_unit_test(test_unit_sensor_in_level),
-        cmocka_unit_test(test_bad_sensor_sources),
-        cmocka_unit_test(test_edited_sensor_blob_refused),
+        physics_test(test_fall_through),
+        physics_test(test_filters),
+        physics_test(test_removed_body_leaves),
+        physics_test(test_body_replaced_under_a_sensor),
+        physics_test(test_restore_keeps_what_sensors_hold),
+        physics_test(test_damaged_sensor_part_refused),
+        physics_test(test_lua_sensors),
+        physics_test(test_unit_sensor_in_level),
+        physics_test(test_bad_sensor_sources),
+        physics_test(test_edited_sensor_blob_refused),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }

@@ -406,12 +406,12 @@ static void test_a_hundred_rocks_share_one_hull(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_balls_rest_on_the_rock_and_the_table),
-        cmocka_unit_test(test_a_turned_table_unit),
-        cmocka_unit_test(test_lua_adds_hull_and_compound_components),
-        cmocka_unit_test(test_bad_sources_are_refused),
-        cmocka_unit_test(test_edited_blobs_are_refused),
-        cmocka_unit_test(test_a_hundred_rocks_share_one_hull),
+        physics_test(test_balls_rest_on_the_rock_and_the_table),
+        physics_test(test_a_turned_table_unit),
+        physics_test(test_lua_adds_hull_and_compound_components),
+        physics_test(test_bad_sources_are_refused),
+        physics_test(test_edited_blobs_are_refused),
+        physics_test(test_a_hundred_rocks_share_one_hull),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }

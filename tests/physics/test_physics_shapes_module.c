@@ -183,9 +183,9 @@ static void test_lua_shapes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shapes_in_a_world),
-        cmocka_unit_test(test_shape_cast_through_the_table),
-        cmocka_unit_test(test_lua_shapes),
+        physics_test(test_shapes_in_a_world),
+        physics_test(test_shape_cast_through_the_table),
+        physics_test(test_lua_shapes),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }

@@ -300,8 +300,8 @@ static void test_snapshot_into_another_world(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_restore_then_simulate_gives_the_same_hashes),
-        cmocka_unit_test(test_snapshot_into_another_world),
+        physics_test(test_restore_then_simulate_gives_the_same_hashes),
+        physics_test(test_snapshot_into_another_world),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }
