@@ -541,7 +541,8 @@ static void bp__pairs_range(void *user, uint32_t begin, uint32_t end)
     physics__broadphase *bp = user;
     for (uint32_t s = begin; s < end; s++) {
         const uint32_t k0 = bp->slice[s].first, k1 = bp->slice[s + 1].first;
-        physics__pair *out = bp->pairs + bp->slice[s].room;
+        /* No pairs array while no room was asked for: NULL + 0 is undefined, so no sum then. */
+        physics__pair *out = bp->pairs ? bp->pairs + bp->slice[s].room : NULL;
         bp->slice[s].count = bp->dense ? bp__bucket_pairs(bp, k0, k1, out, UINT32_MAX, true)
                                        : bp__bucket_pairs(bp, k0, k1, out, UINT32_MAX, false);
     }
