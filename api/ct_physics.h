@@ -1068,10 +1068,11 @@ typedef struct ct_physics_api_v5 {
     /* ---- snapshots (v4): rollback ----
      * A snapshot is the world's dynamic state in one flat buffer the caller owns: every body's
      * position, rotation, velocities, pending forces and sleep, the contact caches that warm start
-     * the next step, the joints' impulses, the character movers, the point masses and the pairs a
-     * continuous sweep reported touching (so the events after a restore are those of never having
-     * left). Shapes,
-     * materials, filters, joints' settings and static bodies are the world's and stay out (by
+     * the next step, the joints whole (settings and impulses: a joint made since the save is gone
+     * after the restore, one destroyed since comes back), the character movers, the point masses,
+     * the bodies each sensor holds and the pairs a continuous sweep reported touching (so the
+     * events after a restore are those of never having left). Shapes, materials, filters and
+     * static bodies are the world's and stay out (by
      * reference): a snapshot restores only into the world it came from, with the same bodies and
      * point masses (none added or removed since, no body's kind or shape changed; checked by a
      * digest of the bodies' entities and kinds, and by finding each contact again). About 125

@@ -885,7 +885,15 @@ static uint32_t poly__flat_edges(const physics__poly *a, const physics__poly *b,
 /* The manifold of a flat polygon a (a mesh's triangle: one-sided, b is only ever pushed out through
  * its front) and polytope b, by the separating-axis test on extents: a's plane, b's face normals,
  * and the cross products of a's edges with b's edge directions (a box has three, not twelve; its
- * edge along the best one is then the one facing a). */
+ * edge along the best one is then the one facing a). The axes that would push b out through a's
+ * back are not the contact's, but they count in the test: when the axis of least penetration over
+ * all of them is one of those and shows the two apart, b lies beside or behind a, clear of it by
+ * that much, and a gives no contact. Taken along the best axis that faces a's front, such a body
+ * got a contact far deeper than it was: a board on the bunny's scanned back, 5 to 19 cm clear
+ * along such an axis of small triangles facing sideways under its end, got points 0.1 to 0.5 m
+ * deep along their normals (physics_mesh.c gives the face's normal to a contact that leans too far
+ * from it), was pushed by them at up to RIGID_PUSH_SPEED and spun up (15 rad/s after landing; 80
+ * with the turn counted in the speculative margin up to 5 cm, which takes in more of them). */
 static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, float margin,
                                 bool prefer_b, physics__manifold_out *m)
 {
@@ -895,6 +903,8 @@ static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, 
     const float face_a = lo - a->d[0];
     if (face_a > margin || a->d[0] - hi > margin)
         return;
+    /* (The most an axis of b's or of the edges' that may not be the contact's separates them.) */
+    float behind = -INFINITY;
     float face_b = -INFINITY, edge = -INFINITY;
     uint32_t fb = 0, ea = 0, eb = 0;
     physics__v3 edge_axis = v3(0, 1, 0);
@@ -910,9 +920,13 @@ static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, 
             if (sp > margin || sm > margin)
                 return;
             const float dot = v3_dot(ax, front);
-            if (sp > face_b && dot <= 0.0f)
+            if (dot > 0.0f)
+                behind = f_max(behind, sp);
+            else if (sp > face_b)
                 face_b = sp, fb = 2 * k;
-            if (sm > face_b && -dot <= 0.0f)
+            if (-dot > 0.0f)
+                behind = f_max(behind, sm);
+            else if (sm > face_b)
                 face_b = sm, fb = 2 * k + 1;
         }
     } else {
@@ -922,7 +936,9 @@ static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, 
                 f_min(f_min(v3_dot(a->v[0], n), v3_dot(a->v[1], n)), v3_dot(a->v[2], n)) - b->d[f];
             if (s > margin)
                 return;
-            if (s > face_b && v3_dot(n, front) <= 0.0f)
+            if (v3_dot(n, front) > 0.0f)
+                behind = f_max(behind, s);
+            else if (s > face_b)
                 face_b = s, fb = f;
         }
     }
@@ -960,8 +976,10 @@ static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, 
                 if (s > margin)
                     return;
                 const physics__v3 ax = v3(axx[l], axy[l], axz[l]);
-                if (v3_dot(ax, front) < 0.0f)
+                if (v3_dot(ax, front) < 0.0f) {
+                    behind = f_max(behind, s);
                     continue;
+                }
                 if (s > edge)
                     edge = s, ea = i, eb = j0 + l, edge_axis = ax;
             }
@@ -977,6 +995,8 @@ static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, 
                        s2 = v3_dot(b->axis[o2], edge_axis) < 0.0f;
         eb = 4u * eb + s1 + 2u * s2;
     }
+    if (behind > 0.0f && behind > f_max(face_a, f_max(face_b, edge)))
+        return;
     /* a's only face is its front, face 0. */
     poly__contact(a, b, margin, prefer_b,
                   &(poly__axes){face_a, face_b, edge, 0, fb, ea, eb, edge_axis}, m);

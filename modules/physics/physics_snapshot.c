@@ -1,7 +1,7 @@
 /* physics_snapshot.c: rollback (ct_physics.h, Snapshots). A snapshot is the world's dynamic
  * state in one flat buffer: every body's pose, velocities, pending forces and sleep, the contact
  * caches that warm start the next step (and what the recycling of rigid manifolds reads), the
- * joints' accumulated impulses, the character movers and the point masses. Shapes, materials,
+ * joints whole (settings and accumulated impulses), the character movers and the point masses. Shapes, materials,
  * filters and static bodies are not in it: they are the world's, by reference. Restoring into the
  * same world (the same bodies in the same instance order, checked by a digest of their entities
  * and kinds) gives back every bit the next steps read, so restore then simulate gives the state
