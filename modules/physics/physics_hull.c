@@ -13,9 +13,12 @@
  * map (Gregorius, "The Separating Axis Test between Convex Polyhedra", GDC 2013: the only edge
  * pairs that can make a face of the Minkowski difference). The manifold is then made as for two
  * boxes: the incident face clipped by the reference face's side planes, reduced to four points,
- * with the same preference for faces and for last step's reference. Spheres and capsules meet a
- * hull at the nearest point of its surface (a capsule as its ends and the segment's nearest
- * point, as against a box). */
+ * with the same preference for faces and for last step's reference. A sphere meets a hull at the
+ * nearest point of its surface; a capsule as against a box (physics_manifold.c): apart, at its
+ * segment's nearest point, or clipped on the face that point lies over; going in, by the
+ * separating axes of segment and hull. Projecting back and forth between segment and hull for
+ * that nearest point, as this did, crawls where the segment lies along a face: a capsule tipping
+ * off a hull ledge went 7.6 cm in, as it did off a box's. */
 #include "physics_hull.h"
 #include "physics_lanes.h"
 
@@ -1135,6 +1138,136 @@ void physics__round_segment(const physics__bodies *b, uint32_t i, physics__v3 *p
     }
 }
 
+float physics__segment_nearest_t(float (*slope)(const void *ctx, float t), const void *ctx)
+{
+    float lo = 0.0f, hi = 1.0f, t = 0.5f;
+    for (int it = 0; it < 24; it++) {
+        t = 0.5f * (lo + hi);
+        const float s = slope(ctx, t);
+        if (s > 0.0f)
+            hi = t;
+        else if (s < 0.0f)
+            lo = t;
+        else
+            break;
+    }
+    return t;
+}
+
+/* A capsule's segment (p0 + t seg) beside polytope p. */
+typedef struct hull__segment {
+    const physics__poly *p;
+    physics__v3 p0, seg;
+} hull__segment;
+
+/* The slope along the segment of half the squared distance from the polytope at t (0 inside). */
+static float hull__segment_slope(const void *ctx, float t)
+{
+    const hull__segment *g = ctx;
+    const physics__v3 x = v3_add(g->p0, v3_scale(g->seg, t));
+    float s;
+    physics__v3 n;
+    const physics__v3 q = physics__poly_closest(g->p, x, &s, &n);
+    return v3_dot(v3_sub(x, q), g->seg);
+}
+
+/* The capsule (segment p0 p1, radius r) on face f of p, as manifold__capsule_face on a box's: the
+ * segment clipped by the face's side planes, what is left's two ends measured along the face's
+ * normal, those within the margin kept. Returns how many it added (none when the segment passes
+ * beside the face). */
+static uint32_t hull__capsule_face(const physics__poly *p, uint32_t f, physics__v3 p0,
+                                   physics__v3 p1, float r, float margin, bool flip,
+                                   physics__manifold_out *m)
+{
+    const physics__v3 n = p->n[f], seg = v3_sub(p1, p0);
+    const uint8_t *fi = &p->face_index[p->face_first[f]];
+    const uint32_t count = p->face_count[f];
+    float lo = 0.0f, hi = 1.0f;
+    for (uint32_t k = 0; k < count; k++) {
+        const physics__v3 a = p->v[fi[k]], z = p->v[fi[(k + 1) % count]];
+        /* The side plane's outward normal (the face's corners run counter-clockwise). */
+        const physics__v3 side = v3_cross(v3_sub(z, a), n);
+        const float at = v3_dot(side, v3_sub(p0, a)), along = v3_dot(side, seg);
+        if (along == 0.0f) {
+            if (at > 0.0f)
+                return 0;
+            continue;
+        }
+        const float t = -at / along;
+        if (along > 0.0f)
+            hi = f_min(hi, t);
+        else
+            lo = f_max(lo, t);
+    }
+    if (!(lo <= hi))
+        return 0;
+    const float ts[2] = {lo, hi};
+    uint32_t added = 0;
+    for (uint32_t e = 0; e < (hi > lo ? 2u : 1u); e++) {
+        const physics__v3 c = v3_add(p0, v3_scale(seg, ts[e]));
+        const float sep = v3_dot(n, c) - p->d[f] - r;
+        if (sep > margin)
+            continue;
+        hull__add(m, v3_sub(c, v3_scale(n, r + 0.5f * sep)), sep, 0x1000u + 2u * f + e);
+        added++;
+    }
+    if (added)
+        m->normal = flip ? n : v3_scale(n, -1.0f);
+    return added;
+}
+
+/* The capsule (segment p0 p1, radius r) going into p, by the separating axes of a segment and a
+ * polytope, as manifold__capsule_in_box: the faces (how far the deeper end is past each plane)
+ * and the segment's direction across each edge whose arc on the Gauss map it crosses (the edges
+ * that can face it: their two faces lie on either side of the segment's direction). The face of
+ * least depth is clipped (hull__capsule_face) unless an edge is shallower by HULL_EDGE_TOLERANCE;
+ * then one point, where the segment passes nearest that edge. */
+static void hull__capsule_in(const physics__poly *p, physics__v3 p0, physics__v3 p1, float r,
+                             float margin, bool flip, physics__manifold_out *m)
+{
+    uint32_t face = 0;
+    float face_sep = -INFINITY;
+    for (uint32_t f = 0; f < p->nf; f++) {
+        const float s = f_min(v3_dot(p->n[f], p0), v3_dot(p->n[f], p1)) - p->d[f];
+        if (s > face_sep)
+            face_sep = s, face = f;
+    }
+    const physics__v3 d = v3_sub(p1, p0);
+    int32_t edge = -1;
+    float edge_sep = -INFINITY;
+    physics__v3 edge_n = v3(0, 1, 0);
+    for (uint32_t e = 0; e < p->ne; e++) {
+        const physics__hull_edge *x = &p->edge[e];
+        const physics__v3 na = p->n[x->f[0]], nb = p->n[x->f[1]];
+        if (!(v3_dot(d, na) * v3_dot(d, nb) < 0.0f))
+            continue;
+        const physics__v3 a = p->v[x->v[0]], along = v3_sub(p->v[x->v[1]], a);
+        const physics__v3 across = v3_cross(d, along);
+        const float len = v3_len(across);
+        if (!(len > 1e-3f * v3_len(d) * v3_len(along)))
+            continue; /* the segment runs along the edge: the faces hold it */
+        physics__v3 n = v3_scale(across, 1.0f / len);
+        if (v3_dot(n, v3_add(na, nb)) < 0.0f)
+            n = v3_scale(n, -1.0f);
+        /* Every point of the segment lies at the same height along n. */
+        const float s = v3_dot(n, v3_sub(p0, a));
+        if (s > edge_sep)
+            edge_sep = s, edge = (int32_t)e, edge_n = n;
+    }
+    if (edge < 0 || !(edge_sep > face_sep + HULL_EDGE_TOLERANCE)) {
+        hull__capsule_face(p, face, p0, p1, r, margin, flip, m);
+        return;
+    }
+    const physics__hull_edge *x = &p->edge[edge];
+    physics__v3 on_segment, on_edge;
+    hull__segments(p0, p1, p->v[x->v[0]], p->v[x->v[1]], &on_segment, &on_edge);
+    const float sep = edge_sep - r;
+    if (sep > margin)
+        return;
+    m->normal = flip ? edge_n : v3_scale(edge_n, -1.0f);
+    hull__add(m, v3_sub(on_segment, v3_scale(edge_n, r + 0.5f * sep)), sep, 0x2000u + (uint32_t)edge);
+}
+
 void physics__poly_round_manifold(const physics__poly *p, bool flip, physics__v3 p0, physics__v3 p1,
                                   float r, float margin, physics__manifold_out *m)
 {
@@ -1144,35 +1277,38 @@ void physics__poly_round_manifold(const physics__poly *p, bool flip, physics__v3
     for (uint32_t f = 0; f < p->nf; f++)
         if (f_min(v3_dot(p->n[f], p0), v3_dot(p->n[f], p1)) - p->d[f] > clear)
             return;
-    /* The segment's point nearest the hull, found by projecting back and forth (a sphere's
-     * segment is one point). */
     const physics__v3 seg = v3_sub(p1, p0);
-    const float ss = v3_dot(seg, seg);
-    float t = 0.5f;
-    if (ss > 1e-12f)
-        for (int it = 0; it < 6; it++) {
-            float s;
-            physics__v3 n;
-            const physics__v3 q = physics__poly_closest(p, v3_add(p0, v3_scale(seg, t)), &s, &n);
-            /* From inside, the nearest face's plane is what to move away from. */
-            const physics__v3 target = s <= 0.0f ? v3_sub(q, v3_scale(n, s)) : q;
-            const float next = f_min(f_max(v3_dot(v3_sub(target, p0), seg) / ss, 0.0f), 1.0f);
-            /* A fixed point: the iterations left would give it again. */
-            if (next == t)
-                break;
-            t = next;
-        }
-    const float ts[3] = {0.0f, 1.0f, t};
-    const uint32_t used = ss <= 1e-12f ? 1 : (t > 0.05f && t < 0.95f ? 3 : 2);
-    for (uint32_t k = 0; k < used; k++) {
-        physics__v3 n, point;
-        float sep;
-        if (!hull__ball(p, v3_add(p0, v3_scale(seg, ts[k])), r, margin, &n, &sep, &point))
-            continue;
-        if (!m->count || sep < m->p[0].sep)
-            m->normal = flip ? n : v3_scale(n, -1.0f);
-        hull__add(m, point, sep, 0x600u + k);
+    physics__v3 n, point;
+    float sep;
+    if (!(v3_dot(seg, seg) > 1e-12f)) {
+        /* A ball. */
+        if (!hull__ball(p, p0, r, margin, &n, &sep, &point))
+            return;
+        m->normal = flip ? n : v3_scale(n, -1.0f);
+        hull__add(m, point, sep, 0x600u);
+        return;
     }
+    const hull__segment g = {p, p0, seg};
+    const float t = physics__segment_nearest_t(hull__segment_slope, &g);
+    const physics__v3 x = v3_add(p0, v3_scale(seg, t));
+    float dist;
+    physics__poly_closest(p, x, &dist, &n);
+    if (!(dist > 1e-6f)) {
+        hull__capsule_in(p, p0, p1, r, margin, flip, m);
+        return;
+    }
+    uint32_t face = 0;
+    float most = -INFINITY;
+    for (uint32_t f = 0; f < p->nf; f++)
+        if (v3_dot(p->n[f], n) > most)
+            most = v3_dot(p->n[f], n), face = f;
+    if (most > PHYSICS_CAPSULE_FACE && hull__capsule_face(p, face, p0, p1, r, margin, flip, m))
+        return;
+    sep = dist - r;
+    if (sep > margin)
+        return;
+    m->normal = flip ? n : v3_scale(n, -1.0f);
+    hull__add(m, v3_sub(x, v3_scale(n, r + 0.5f * sep)), sep, 0x3000u);
 }
 
 void physics__manifold_merge(physics__manifold_out *m, const physics__manifold_out *from)

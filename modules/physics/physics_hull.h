@@ -88,9 +88,19 @@ void physics__poly_of(const physics__bodies *b, uint32_t i, physics__poly *p);
 /* The manifold of two polytopes, normal from a to b (the separating-axis test and face clip). */
 void physics__poly_manifold(const physics__poly *a, const physics__poly *b, float margin,
                             bool prefer_b, physics__manifold_out *m);
-/* A segment p0 p1 with radius r (a capsule; a ball when p0 == p1) against a polytope: the ends
- * and the segment's nearest point as balls. The normal from the polytope to the segment, or the
- * other way when flip is false (the polytope is then body b). */
+/* A capsule apart from a box or hull lies on a face (two points, clipped) when the way from the
+ * solid to its segment's nearest point is within this cosine of the face's normal (Box3D's: 3.6
+ * degrees). */
+#define PHYSICS_CAPSULE_FACE 0.998f
+/* The t in [0, 1] where a convex function of t, given by its slope, is least: halving [0, 1] on
+ * the slope's sign (24 times: to 1e-7 of the range), or the first t where the slope is 0. A
+ * capsule's segment's point nearest a box or hull (the slope of half the squared distance). */
+float physics__segment_nearest_t(float (*slope)(const void *ctx, float t), const void *ctx);
+/* A segment p0 p1 with radius r (a capsule; a ball when p0 == p1) against a polytope, as Box3D's
+ * capsule against a hull: apart, by the segment's nearest point, or the segment clipped on the
+ * face that point lies over (two points); going in, by the separating axes of segment and
+ * polytope. The normal from the polytope to the segment, or the other way when flip is false
+ * (the polytope is then body b). */
 void physics__poly_round_manifold(const physics__poly *p, bool flip, physics__v3 p0, physics__v3 p1,
                                   float r, float margin, physics__manifold_out *m);
 /* Reference face f of polytope r (its normal n, towards `in`) against the incident face of `in`:

@@ -31,9 +31,6 @@ typedef struct manifold__box {
  * pyramid one box thick then jitters and leans over. */
 #define MANIFOLD_CLIP_SLOP 0.001f
 #define MANIFOLD_EDGE_TOLERANCE 0.005f
-/* A capsule apart from a box lies on a face (two points, clipped) when the way from the box to its
- * segment's nearest point is within this cosine of the face's normal (Box3D's: 3.6 degrees). */
-#define MANIFOLD_CAPSULE_FACE 0.998f
 
 static manifold__box manifold__box_of(const physics__bodies *b, uint32_t i)
 {
@@ -164,33 +161,28 @@ typedef struct manifold__segment_in_box {
     float l0[3], dl[3];
 } manifold__segment_in_box;
 
-/* The t of the segment's point nearest to the box (half extents h): the least of the squared
- * distance along the segment, a convex function of t, found by halving [0, 1] on the sign of its
- * slope (24 times: to 1e-7 of the segment), or the first point found inside the box when the
- * segment goes into it. Projecting back and forth between segment and box, as this did, crawls
- * where the segment lies nearly along a face (each round moves t by the square of the angle's
- * sine): a capsule tipping over a box's edge kept a point near its middle while its segment went
- * 7 cm into the edge. */
-static float manifold__segment_box_t(const manifold__segment_in_box *g, const float h[3])
+/* The segment g beside a box of half extents h (manifold__segment_box_slope's context). */
+typedef struct manifold__segment_beside {
+    const manifold__segment_in_box *g;
+    const float *h;
+} manifold__segment_beside;
+
+/* The slope along the segment of half its squared distance from the box at t: the offset from
+ * the box along the segment (0 inside it). Its sign halves the segment for the point nearest the
+ * box (physics__segment_nearest_t). Projecting back and forth between segment and box, as this
+ * did, crawls where the segment lies nearly along a face (each round moves t by the square of the
+ * angle's sine): a capsule tipping over a box's edge kept a point near its middle while its
+ * segment went 7 cm into the edge. */
+static float manifold__segment_box_slope(const void *ctx, float t)
 {
-    float lo = 0.0f, hi = 1.0f, t = 0.5f;
-    for (int it = 0; it < 24; it++) {
-        t = 0.5f * (lo + hi);
-        /* The slope of half the squared distance: the offset from the box along the segment. */
-        float slope = 0.0f;
-        for (int k = 0; k < 3; k++) {
-            const float l = g->l0[k] + t * g->dl[k], over = fabsf(l) - h[k];
-            if (over > 0.0f)
-                slope += (l > 0.0f ? over : -over) * g->dl[k];
-        }
-        if (slope > 0.0f)
-            hi = t;
-        else if (slope < 0.0f)
-            lo = t;
-        else
-            break;
+    const manifold__segment_beside *b = ctx;
+    float slope = 0.0f;
+    for (int k = 0; k < 3; k++) {
+        const float l = b->g->l0[k] + t * b->g->dl[k], over = fabsf(l) - b->h[k];
+        if (over > 0.0f)
+            slope += (l > 0.0f ? over : -over) * b->g->dl[k];
     }
-    return t;
+    return slope;
 }
 
 /* The capsule (segment p0 p1, g in the box's axes, radius r) on the box's face `face` (2 k for
@@ -303,8 +295,8 @@ static void manifold__capsule_in_box(physics__v3 p0, physics__v3 p1,
 }
 
 /* A capsule (segment p0 p1, radius r) against a box, as Box3D's capsule against a hull: apart,
- * by the segment's point nearest the box (manifold__segment_box_t); where the way from the box
- * to it is (within MANIFOLD_CAPSULE_FACE) a face's normal, the segment clipped on that face
+ * by the segment's point nearest the box (physics__segment_nearest_t); where the way from the box
+ * to it is (within PHYSICS_CAPSULE_FACE) a face's normal, the segment clipped on that face
  * (manifold__capsule_face), else that one point. The segment going into the box:
  * manifold__capsule_in_box. `flip`: the box is body a. */
 static void manifold__capsule_box(physics__v3 p0, physics__v3 p1, float r, const manifold__box *x,
@@ -322,7 +314,8 @@ static void manifold__capsule_box(physics__v3 p0, physics__v3 p1, float r, const
         if (f_min(a0, a1) - x->h[k] > clear || -f_max(a0, a1) - x->h[k] > clear)
             return;
     }
-    const float t = manifold__segment_box_t(&g, x->h);
+    const manifold__segment_beside beside = {&g, x->h};
+    const float t = physics__segment_nearest_t(manifold__segment_box_slope, &beside);
     float off[3];
     for (int k = 0; k < 3; k++) {
         const float l = g.l0[k] + t * g.dl[k];
@@ -337,7 +330,7 @@ static void manifold__capsule_box(physics__v3 p0, physics__v3 p1, float r, const
     for (int q = 1; q < 3; q++)
         if (fabsf(off[q]) > fabsf(off[k]))
             k = q;
-    if (fabsf(off[k]) > MANIFOLD_CAPSULE_FACE * dist &&
+    if (fabsf(off[k]) > PHYSICS_CAPSULE_FACE * dist &&
         manifold__capsule_face(p0, p1, &g, r, x, 2u * (uint32_t)k + (off[k] > 0.0f), margin, flip,
                                m))
         return;

@@ -216,23 +216,79 @@ static void test_board_tips_over_a_hull_ridge(void **state)
     assert_true(rests);
 }
 
+/* What a capsule meets in the tests below: a static box, the same box as a hull, or a
+ * 12-sided prism hull (rounder: its faces meet at 30 degrees). */
+enum under { UNDER_BOX, UNDER_BOX_HULL, UNDER_PRISM };
+
+/* The static hull of the n points p (about their centroid) as entity FLOOR, at `at`. */
+static void add_static_hull(physics__scene *s, const float *p, uint32_t n, physics__v3 at)
+{
+    physics__hull built;
+    char reason[128];
+    assert_null(physics__hull_build(&built, p, n, reason, sizeof reason));
+    const ct_rigid_body_desc_t d = {.kind = CT_BODY_STATIC,
+                                    .shape = CT_BODY_HULL,
+                                    .friction = 0.6f,
+                                    .position = {at.x + built.centroid.x, at.y + built.centroid.y,
+                                                 at.z + built.centroid.z}};
+    assert_int_equal(physics__bodies_add_hull(&s->bodies, (ct_entity_t){FLOOR}, &d,
+                                              physics__bodies_hull(&s->bodies, &built)),
+                     0);
+}
+
+/* A static box of half extents h at `at` as entity FLOOR: a box, or a hull of its 8 corners. */
+static void add_static_box(physics__scene *s, bool hull, physics__v3 h, physics__v3 at)
+{
+    if (!hull) {
+        const ct_rigid_body_desc_t d = {.kind = CT_BODY_STATIC,
+                                        .shape = CT_BODY_BOX,
+                                        .half_extents = {h.x, h.y, h.z},
+                                        .friction = 0.6f,
+                                        .position = {at.x, at.y, at.z}};
+        assert_int_equal(physics__bodies_add_rigid(&s->bodies, (ct_entity_t){FLOOR}, &d), 0);
+        return;
+    }
+    float p[24];
+    for (int k = 0; k < 8; k++) {
+        p[3 * k + 0] = k & 1 ? h.x : -h.x;
+        p[3 * k + 1] = k & 2 ? h.y : -h.y;
+        p[3 * k + 2] = k & 4 ? h.z : -h.z;
+    }
+    add_static_hull(s, p, 8, at);
+}
+
+/* A static 12-sided prism as entity FLOOR at `at`: corners at radius r and angles 15 + 30 k
+ * degrees in the (x, y) plane (so its top face is level), `half` long along z; `across`: the
+ * polygon in the (y, z) plane instead, `half` thick along x. */
+static void add_static_prism(physics__scene *s, float r, float half, bool across, physics__v3 at)
+{
+    float p[72];
+    for (int k = 0; k < 12; k++) {
+        const float a = (15.0f + 30.0f * (float)k) * DEG;
+        for (int side = 0; side < 2; side++) {
+            float *q = p + 6 * k + 3 * side;
+            const float u = r * cosf(a), v = r * sinf(a), w = side ? half : -half;
+            q[0] = across ? w : u, q[1] = across ? u : v, q[2] = across ? v : w;
+        }
+    }
+    add_static_hull(s, p, 24, at);
+}
+
 /* A static box ledge, its top at y = 0 and its edge along z at x = 0, and the capsule lying on it
  * turned 60 degrees about y, its centre 30 cm short of the edge, pushed at 1.5 m/s: it slides
  * over the edge and tips down past it. Its manifold's third ball, the segment's point nearest the
  * box, was found by projecting back and forth between segment and box, which crawls where the
  * segment lies nearly along the top: it stayed near the middle while the segment went 7.6 cm
  * into the edge. 0.75 s, until the capsule has tipped 20 cm under the top. */
-static void test_capsule_tips_over_a_box_ledge(void **state)
+static void capsule_over_a_ledge(enum under under, const char *what)
 {
-    (void)state;
     physics__scene s;
     scene_init(&s);
-    const ct_rigid_body_desc_t ledge = {.kind = CT_BODY_STATIC,
-                                        .shape = CT_BODY_BOX,
-                                        .half_extents = {2, 1, 2},
-                                        .friction = 0.6f,
-                                        .position = {-2, -1, 0}};
-    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){FLOOR}, &ledge), 0);
+    if (under == UNDER_PRISM)
+        add_static_prism(&s, 4.0f, 2.0f, false,
+                         v3(-4.0f * cosf(75.0f * DEG), -4.0f * sinf(75.0f * DEG), 0));
+    else
+        add_static_box(&s, under == UNDER_BOX_HULL, v3(2, 1, 2), v3(-2, -1, 0));
     add_body(&s, CAPSULE, turned(v3(0, 1, 0), 60.0f * DEG));
     const uint32_t i = at(&s, BODY), j = at(&s, FLOOR);
     s.bodies.position[i].x = -0.3f;
@@ -246,20 +302,37 @@ static void test_capsule_tips_over_a_box_ledge(void **state)
     physics__v3 p0, p1;
     physics__round_segment(&s.bodies, i, &p0, &p1);
     physics__scene_free(&s);
-    print_message("capsule over a box ledge: %.4f m deep at most, its lower end at %.3f m\n",
+    print_message("capsule over a %s ledge: %.4f m deep at most, its lower end at %.3f m\n", what,
                   (double)deepest, (double)f_min(p0.y, p1.y));
     assert_true(f_min(p0.y, p1.y) < -0.2f);
     assert_true(deepest < 0.005f);
 }
 
+static void test_capsule_tips_over_a_box_ledge(void **state)
+{
+    (void)state;
+    capsule_over_a_ledge(UNDER_BOX, "box");
+}
+
+static void test_capsule_tips_over_a_hull_ledge(void **state)
+{
+    (void)state;
+    capsule_over_a_ledge(UNDER_BOX_HULL, "box hull");
+    capsule_over_a_ledge(UNDER_PRISM, "prism");
+}
+
 /* A capsule dropped level 1 cm onto the ground rests on two points, its segment's ends (the face's
  * clip of it), at the ground's face: with the ends and the segment's point nearest the box as
  * three balls it rested on three in a line. 2.5 s. */
-static void test_capsule_lies_on_a_face_on_two_points(void **state)
+static void capsule_on_a_face(enum under under, const char *what)
 {
-    (void)state;
     physics__scene s;
-    on_ground(&s, 10.0f, true);
+    scene_init(&s);
+    s.sleeping = true;
+    if (under == UNDER_PRISM)
+        add_static_prism(&s, 6.0f, 2.0f, false, v3(0, -6.0f * sinf(75.0f * DEG), 0));
+    else
+        add_static_box(&s, under == UNDER_BOX_HULL, v3(10, 1, 10), v3(0, -1, 0));
     add_body(&s, CAPSULE, quat_identity());
     const uint32_t i = at(&s, BODY), j = at(&s, FLOOR);
     lowest_at(&s, i, 0.01f);
@@ -274,8 +347,8 @@ static void test_capsule_lies_on_a_face_on_two_points(void **state)
     physics__v3 p0, p1;
     physics__round_segment(&s.bodies, i, &p0, &p1);
     physics__scene_free(&s);
-    print_message("capsule lying on a face: %.4f m deep at most, %s, %u points", (double)deepest,
-                  rests ? "rests" : "still moving", m.count);
+    print_message("capsule lying on a %s: %.4f m deep at most, %s, %u points", what,
+                  (double)deepest, rests ? "rests" : "still moving", m.count);
     for (uint32_t q = 0; q < m.count; q++)
         print_message(" (%.3f %.4f %.3f sep %.5f)", (double)m.p[q].point.x, (double)m.p[q].point.y,
                       (double)m.p[q].point.z, (double)m.p[q].sep);
@@ -293,22 +366,33 @@ static void test_capsule_lies_on_a_face_on_two_points(void **state)
     assert_true(fabsf(fabsf(m.p[0].point.x - m.p[1].point.x) - fabsf(p1.x - p0.x)) < 0.001f);
 }
 
+static void test_capsule_lies_on_a_face_on_two_points(void **state)
+{
+    (void)state;
+    capsule_on_a_face(UNDER_BOX, "box");
+}
+
+static void test_capsule_lies_on_a_hull_face_on_two_points(void **state)
+{
+    (void)state;
+    capsule_on_a_face(UNDER_BOX_HULL, "box hull");
+    capsule_on_a_face(UNDER_PRISM, "prism");
+}
+
 /* A capsule 2.2 m long poking through a wall 2 cm thick, its centre 0.2 to 1 m before the wall
  * and its segment's far end past it, at 1,914 poses: its manifold pushes it back out of the side
  * its centre is on. Its segment's point nearest the box lies somewhere inside the wall; pushed out
  * of the wall's face nearest that point, as the manifold did, 178 of them (1,042 when that point
  * was found by halving) went on through the wall, which let a spinning compound's capsule through
  * the wall in test_physics_ccd. */
-static void test_capsule_through_a_thin_wall_goes_back(void **state)
+static void capsule_through_a_wall(enum under under, const char *what)
 {
-    (void)state;
     physics__scene s;
     scene_init(&s);
-    const ct_rigid_body_desc_t wall = {.kind = CT_BODY_STATIC,
-                                       .shape = CT_BODY_BOX,
-                                       .half_extents = {0.01f, 2, 2},
-                                       .friction = 0.6f};
-    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){FLOOR}, &wall), 0);
+    if (under == UNDER_PRISM)
+        add_static_prism(&s, 2.0f, 0.01f, true, v3(0, 0, 0));
+    else
+        add_static_box(&s, under == UNDER_BOX_HULL, v3(0.01f, 2, 2), v3(0, 0, 0));
     add_body(&s, CAPSULE, quat_identity());
     const uint32_t i = at(&s, BODY), j = at(&s, FLOOR);
     uint32_t seed = 99u, through = 0, poses = 0;
@@ -334,10 +418,23 @@ static void test_capsule_through_a_thin_wall_goes_back(void **state)
         through += !(m.normal.x > 0.0f);
     }
     physics__scene_free(&s);
-    print_message("capsule through a thin wall: %u of %u manifolds push it on through\n", through,
-                  poses);
+    print_message("capsule through a thin %s wall: %u of %u manifolds push it on through\n", what,
+                  through, poses);
     assert_int_equal(poses, 1914);
     assert_int_equal(through, 0);
+}
+
+static void test_capsule_through_a_thin_wall_goes_back(void **state)
+{
+    (void)state;
+    capsule_through_a_wall(UNDER_BOX, "box");
+}
+
+static void test_capsule_through_a_thin_hull_wall_goes_back(void **state)
+{
+    (void)state;
+    capsule_through_a_wall(UNDER_BOX_HULL, "box hull");
+    capsule_through_a_wall(UNDER_PRISM, "prism");
 }
 
 /* A capsule lying level across a static cube's upright edge (the edge along z at x = 0.5,
@@ -345,16 +442,15 @@ static void test_capsule_through_a_thin_wall_goes_back(void **state)
  * on the edge, pushing it straight off the edge (along the edge's diagonal), 1.41 cm plus the
  * radius deep. Pushed out of the face nearest its segment's point nearest the box (inside it),
  * it went out of one face, only 1 cm deep. */
-static void test_capsule_across_a_box_edge(void **state)
+static void capsule_across_an_edge(enum under under, const char *what)
 {
-    (void)state;
     physics__scene s;
     scene_init(&s);
-    const ct_rigid_body_desc_t cube = {.kind = CT_BODY_STATIC,
-                                       .shape = CT_BODY_BOX,
-                                       .half_extents = {0.5f, 0.5f, 0.5f},
-                                       .friction = 0.6f};
-    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){FLOOR}, &cube), 0);
+    /* (the prism's corner at -45 degrees is the cube's, at x = 0.5, y = -0.5) */
+    if (under == UNDER_PRISM)
+        add_static_prism(&s, 0.70710678f, 0.5f, false, v3(0, 0, 0));
+    else
+        add_static_box(&s, under == UNDER_BOX_HULL, v3(0.5f, 0.5f, 0.5f), v3(0, 0, 0));
     /* (lying along x, then turned 45 degrees about z: along (1, 1, 0)) */
     add_body(&s, CAPSULE, turned(v3(0, 0, 1), 45.0f * DEG));
     const uint32_t i = at(&s, BODY), j = at(&s, FLOOR);
@@ -363,9 +459,9 @@ static void test_capsule_across_a_box_edge(void **state)
     physics__manifold_out m;
     physics__manifold(&s.bodies, i, j, 0.02f, false, &m);
     physics__scene_free(&s);
-    print_message("capsule across an edge: %u points, normal %.4f %.4f %.4f, sep %.4f at %.4f %.4f "
-                  "%.4f\n",
-                  m.count, (double)m.normal.x, (double)m.normal.y, (double)m.normal.z,
+    print_message("capsule across a %s edge: %u points, normal %.4f %.4f %.4f, sep %.4f at %.4f "
+                  "%.4f %.4f\n",
+                  what, m.count, (double)m.normal.x, (double)m.normal.y, (double)m.normal.z,
                   (double)m.p[0].sep, (double)m.p[0].point.x, (double)m.p[0].point.y,
                   (double)m.p[0].point.z);
     assert_int_equal(m.count, 1);
@@ -375,6 +471,19 @@ static void test_capsule_across_a_box_edge(void **state)
     assert_float_equal(m.normal.z, 0.0f, 1e-4f);
     assert_float_equal(m.p[0].sep, -0.01f * 1.41421356f - 0.1f, 1e-4f);
     assert_float_equal(m.p[0].point.z, 0.0f, 1e-4f);
+}
+
+static void test_capsule_across_a_box_edge(void **state)
+{
+    (void)state;
+    capsule_across_an_edge(UNDER_BOX, "box");
+}
+
+static void test_capsule_across_a_hull_edge(void **state)
+{
+    (void)state;
+    capsule_across_an_edge(UNDER_BOX_HULL, "box hull");
+    capsule_across_an_edge(UNDER_PRISM, "prism");
 }
 
 int main(void)
@@ -391,6 +500,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_capsule_through_a_thin_wall_goes_back, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_capsule_across_a_box_edge, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_capsule_tips_over_a_hull_ledge, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_capsule_lies_on_a_hull_face_on_two_points, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_capsule_through_a_thin_hull_wall_goes_back, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_capsule_across_a_hull_edge, setup, teardown),
     };
     if (physics_fixture_start())
         return 1;
