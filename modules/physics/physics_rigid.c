@@ -644,18 +644,26 @@ static inline physics__v3 rigid__turn_anchor(const physics__bodies *b, uint32_t 
     return v3_add(r, v3_scale(v3_sub(now, was), t));
 }
 
-/* The anchors of manifold g's first `count` points as bodies i and j are now (ra from i's centre,
- * rb from j's: rigid__turn_anchor), and the points' separations: g's, and how far the two anchors
- * moved apart along the normal since (as rigid__recycle measures them). */
+/* The anchors of manifold g's point q as bodies i and j are now (ra from i's centre, rb from j's:
+ * rigid__turn_anchor). */
+static inline void rigid__turned_point(const physics__bodies *b, uint32_t i, uint32_t j,
+                                       const physics__rigid_geo *g, uint32_t q, physics__v3 *ra,
+                                       physics__v3 *rb)
+{
+    *ra = rigid__turn_anchor(b, i, g->qa, g->ra[q]);
+    *rb = rigid__turn_anchor(b, j, g->qb, v3_sub(g->ra[q], physics__rigid_geo_d(g)));
+}
+
+/* The anchors of manifold g's first `count` points as bodies i and j are now
+ * (rigid__turned_point), and the points' separations: g's, and how far the two anchors moved
+ * apart along the normal since (as rigid__recycle measures them). */
 static void rigid__turned(const physics__bodies *b, uint32_t i, uint32_t j,
                           const physics__rigid_geo *g, uint32_t count, physics__v3 *ra,
                           physics__v3 *rb, float *sep)
 {
-    const physics__v3 gd = physics__rigid_geo_d(g);
     const physics__v3 d = v3_sub(b->position[j], b->position[i]);
     for (uint32_t q = 0; q < count; q++) {
-        ra[q] = rigid__turn_anchor(b, i, g->qa, g->ra[q]);
-        rb[q] = rigid__turn_anchor(b, j, g->qb, v3_sub(g->ra[q], gd));
+        rigid__turned_point(b, i, j, g, q, &ra[q], &rb[q]);
         sep[q] = g->sep[q] + v3_dot(v3_add(d, v3_sub(rb[q], ra[q])), g->normal);
     }
 }
@@ -839,13 +847,8 @@ static void rigid__point_row(const physics__scene *s, const physics__rigid_kept 
     const physics__rigid *r = &s->rigid;
     const physics__rigid_geo *g = r->geo_at[c->pair];
     physics__v3 ra = g->ra[q], rb = v3_sub(ra, physics__rigid_geo_d(g));
-    if (c->turns) {
-        physics__v3 ta[PHYSICS_MANIFOLD_POINTS], tb[PHYSICS_MANIFOLD_POINTS];
-        float sep[PHYSICS_MANIFOLD_POINTS];
-        rigid__turned(&s->bodies, c->a, c->b, g, c->count, ta, tb, sep);
-        ra = ta[q];
-        rb = tb[q];
-    }
+    if (c->turns)
+        rigid__turned_point(&s->bodies, c->a, c->b, g, q, &ra, &rb);
     rigid__row(row, &r->body[c->a], r->inv_i[c->a].m, &r->body[c->b], r->inv_i[c->b].m, ra, rb,
                c->normal);
 }
