@@ -27,8 +27,11 @@
  * round for a body spinning more than half a turn a step). A hit moves the body back to the
  * earliest hit's pose and, as Jolt's linear cast does, resolves the hit there: the speed at which
  * the two close at the hit's deepest point is taken away (given back times their restitution),
- * with friction, so a body the sweep holds never gathers speed into what holds it. A sweep that
- * runs out of iterations stops the body where it last measured it apart. A hit does not count
+ * with friction, so a body the sweep holds never gathers speed into what holds it; and it keeps
+ * no more kinetic energy than it ended the step with, less what the height the hit put it back
+ * up is worth (ccd__no_more_energy), so a body held up by its sweeps never gathers the speed of a
+ * fall it did not make. A sweep that runs out of iterations stops the body where it last
+ * measured it apart. A hit does not count
  * when the body ends the step touching what it hit, no deeper than a quarter of its thinnest half
  * size (a box landing on the ground at speed: the solver already stopped it there). A body that starts the step touching something (a fast box sliding
  * on a floor, a spinning capsule lying against a wall) is swept against it to a lower target: a
