@@ -1147,6 +1147,23 @@ static void test_shapes_for_debug_drawing(void **state)
     entity->destroy_batch(e, 3);
 }
 
+/* A lock that is no axis name is refused naming the level, the entity, the element and what it
+ * must be, whatever was written there; a number or an array was named as the string "?" ('"?" is
+ * not an axis'), which is nothing the source holds. */
+static void test_bad_lock_named(void **state)
+{
+    (void)state;
+    log__set_sink(capture, NULL);
+    physics_level_refused("body.lock[1]: must be an axis name, a string", "levels/bad_lock", "raft",
+                          "transform = {} body = { rotates = true lock = [\"x\" 2] }");
+    physics_level_refused("body.lock[0]: must be an axis name, a string", "levels/bad_lock", "raft",
+                          "transform = {} body = { rotates = true lock = [[\"x\"]] }");
+    physics_level_refused("body.lock[0]: \"rotate_q\" is not an axis|did you mean",
+                          "levels/bad_lock", "raft",
+                          "transform = {} body = { rotates = true lock = [\"rotate_q\"] }");
+    log__set_sink(NULL, NULL);
+}
+
 /* The fixture's teardown (physics_test_end) destroys the worlds a test made and left: a test that
  * fails stops at the failing assertion, before its own destroy_world, and its world (with its
  * bodies and memory) was left to the tests after it and to the group's leak check at shutdown.
@@ -1199,6 +1216,7 @@ int main(void)
         physics_test(test_level_rigid_fields),
         physics_test(test_quiet_world_still_sees_a_moved_transform),
         physics_test(test_shapes_for_debug_drawing),
+        physics_test(test_bad_lock_named),
         physics_test(test_leaves_a_world),
         physics_test(test_made_worlds_are_destroyed),
     };
