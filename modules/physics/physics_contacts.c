@@ -594,7 +594,7 @@ int physics__merge_events(physics__scene *s, uint32_t slices)
 {
     for (uint32_t t = 0; t < slices; t++) {
         const physics__events *e = &s->merge_events[t];
-        if (s->merge[3 * t + 2])
+        if (s->merge[3 * t + 2] & PHYSICS_MERGE_NOMEM)
             return CT_ERR_NOMEM;
         for (uint32_t at = 0; at < e->size;) {
             ct_physics_event_header_t h;
@@ -649,7 +649,7 @@ static void contacts__merge_slice(const contacts__merge_job *job, uint32_t t)
                     next[n] = *old;
                 n++;
             } else if (write && old->touching && contacts__ended(events, old->key)) {
-                m[2] = 1;
+                m[2] = PHYSICS_MERGE_NOMEM;
                 return;
             }
         }
@@ -673,7 +673,7 @@ static void contacts__merge_slice(const contacts__merge_job *job, uint32_t t)
                                       is,
                                       physics__fixed(b, i) && physics__fixed(b, j)};
         if (was && !is && contacts__ended(events, c->key[k])) {
-            m[2] = 1;
+            m[2] = PHYSICS_MERGE_NOMEM;
             return;
         }
         if (was || !is)
@@ -683,7 +683,7 @@ static void contacts__merge_slice(const contacts__merge_job *job, uint32_t t)
         v3_store(c->point[k], ev.point);
         v3_store(c->normal[k], ev.normal);
         if (physics__events_write(events, CT_PHYSICS_EVENT_COLLISION, &ev, sizeof ev)) {
-            m[2] = 1;
+            m[2] = PHYSICS_MERGE_NOMEM;
             return;
         }
     }
