@@ -1600,8 +1600,13 @@ static int rigid__detect(physics__scene *s, float dt, const physics__keyed_pair 
         physics__reserve(s->a, (void **)&r->made, &r->cap_made, m, sizeof *r->made) ||
         physics__reserve(s->a, (void **)&r->kept, &r->cap_kept, slices, sizeof *r->kept))
         return CT_ERR_NOMEM;
+    /* Stages (physics_stages.c), whose threads take the slices from the two ends as the
+     * contacts' (rigid__contact_range) do: each core makes the contacts of about the manifolds it
+     * found, which a pool's shared cursor dealt to the two cores in turn. */
     rigid__narrow_job job = {s, *order, m, dt};
-    physics__pool_run(s->pool, slices, rigid__narrow_range, &job);
+    physics__stages_add(&r->stages, s->a, rigid__narrow_range, &job, sizeof job, slices, 1);
+    if (physics__stages_run(&r->stages, s->a, s->pool, s->pool_timed))
+        return CT_ERR_NOMEM;
     r->recycled = 0;
     for (uint32_t slice = 0; slice < slices; slice++)
         r->recycled += r->kept[slice] >> 16 & 0x3fffu;
