@@ -170,7 +170,13 @@ static int contacts__sort_pairs(physics__scene *s, uint32_t num_pairs, uint32_t 
 {
     const uint32_t slices = (num_pairs + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
     contacts__sort_job job = {s, NULL, NULL, num_pairs, 0};
-    physics__pool_run(s->pool, slices, contacts__key_range, &job);
+    /* A stage, as the passes' counts and moves are: the threads take the slices from the two ends,
+     * so each counts the first pass's digits of about the pairs it keyed (a pool's shared cursor
+     * dealt the slices to the two cores in turn). */
+    physics__stages_add(&s->sort_stages, s->a, contacts__key_range, (void *)&job, sizeof job,
+                        slices, 1);
+    if (physics__stages_run(&s->sort_stages, s->a, s->pool, s->pool_timed))
+        return CT_ERR_NOMEM;
     /* The slices' kept pairs joined (each is already in place up to the first one short). */
     uint32_t n = 0;
     uint64_t first = 0, differ = 0;
