@@ -170,7 +170,13 @@ static int contacts__sort_pairs(physics__scene *s, uint32_t num_pairs, uint32_t 
 {
     const uint32_t slices = (num_pairs + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
     contacts__sort_job job = {s, NULL, NULL, num_pairs, 0};
-    physics__pool_run(s->pool, slices, contacts__key_range, &job);
+    /* A stage, as the passes' counts and moves are: the threads take the slices from the two ends,
+     * so each counts the first pass's digits of about the pairs it keyed (a pool's shared cursor
+     * dealt the slices to the two cores in turn). */
+    physics__stages_add(&s->sort_stages, s->a, contacts__key_range, (void *)&job, sizeof job,
+                        slices, 1);
+    if (physics__stages_run(&s->sort_stages, s->a, s->pool, s->pool_timed))
+        return CT_ERR_NOMEM;
     /* The slices' kept pairs joined (each is already in place up to the first one short). */
     uint32_t n = 0;
     uint64_t first = 0, differ = 0;
@@ -594,7 +600,7 @@ int physics__merge_events(physics__scene *s, uint32_t slices)
 {
     for (uint32_t t = 0; t < slices; t++) {
         const physics__events *e = &s->merge_events[t];
-        if (s->merge[3 * t + 2])
+        if (s->merge[3 * t + 2] & PHYSICS_MERGE_NOMEM)
             return CT_ERR_NOMEM;
         for (uint32_t at = 0; at < e->size;) {
             ct_physics_event_header_t h;
@@ -649,7 +655,7 @@ static void contacts__merge_slice(const contacts__merge_job *job, uint32_t t)
                     next[n] = *old;
                 n++;
             } else if (write && old->touching && contacts__ended(events, old->key)) {
-                m[2] = 1;
+                m[2] = PHYSICS_MERGE_NOMEM;
                 return;
             }
         }
@@ -673,7 +679,7 @@ static void contacts__merge_slice(const contacts__merge_job *job, uint32_t t)
                                       is,
                                       physics__fixed(b, i) && physics__fixed(b, j)};
         if (was && !is && contacts__ended(events, c->key[k])) {
-            m[2] = 1;
+            m[2] = PHYSICS_MERGE_NOMEM;
             return;
         }
         if (was || !is)
@@ -683,7 +689,7 @@ static void contacts__merge_slice(const contacts__merge_job *job, uint32_t t)
         v3_store(c->point[k], ev.point);
         v3_store(c->normal[k], ev.normal);
         if (physics__events_write(events, CT_PHYSICS_EVENT_COLLISION, &ev, sizeof ev)) {
-            m[2] = 1;
+            m[2] = PHYSICS_MERGE_NOMEM;
             return;
         }
     }

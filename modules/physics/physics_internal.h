@@ -857,6 +857,10 @@ typedef struct physics__rigid {
     uint32_t num_contacts, cap_contacts;
     physics__rigid_cached *cache, *next_cache; /* last step's contacts, sorted by key */
     uint32_t num_cache, cap_cache, cap_next_cache;
+    /* Some entry of the cache may be asleep (false only when the merge that wrote it wrote
+     * none): only those are kept on past their step, so without any each slice of the next merge
+     * knows where it writes without a count (physics_rigid.c). */
+    bool cache_asleep;
     physics__rigid_body *body;
     physics__rigid_inertia *inv_i;
     uint32_t cap_body, cap_inv_i;
@@ -1459,6 +1463,10 @@ void physics__contacts_want_awake(physics__scene *s, uint32_t i);
  * s->merge_events[t]; physics__merge_events joins those in order. The result is that of one walk
  * over both lists. begin: room for `slices` (0 or CT_ERR_NOMEM). */
 int physics__merge_begin(physics__scene *s, uint32_t slices);
+/* What a slice of the merge leaves in s->merge[3t + 2]: it ran out of memory (its events), it
+ * wrote an entry of bodies that do not move (the rigid merge's). */
+#define PHYSICS_MERGE_NOMEM 1u
+#define PHYSICS_MERGE_ASLEEP 2u
 /* The first of entries [lo, hi), sorted by a uint64_t key at their start, `stride` bytes apart,
  * whose key is not below `key`. */
 uint32_t physics__merge_find(const void *entries, size_t stride, uint32_t lo, uint32_t hi,

@@ -895,6 +895,17 @@ static void rigid__turn_range(void *user, uint32_t begin, uint32_t end)
     }
 }
 
+/* Asks for the lines of the `size` bytes at p: both, when they straddle two. A body's solver
+ * state (52 bytes) and its inertia (36) straddle a line boundary four times in five and every
+ * other time: prefetched by their first byte only, the second line of each was still a miss, and
+ * on two threads the bodies are gathered by either core (rigid__colour_gather_range), so the miss
+ * was often a line the other core held (hundreds of nanoseconds on a VM's cores). */
+static inline void rigid__prefetch(const void *p, size_t size)
+{
+    __builtin_prefetch(p);
+    __builtin_prefetch((const char *)p + size - 1);
+}
+
 /* The contacts of slices [begin, end) of sorted pairs (on any threads): each slice's first contact
  * is r->kept[slice] (counted in order before), and the cache is walked from the slice's first
  * key. */
@@ -924,10 +935,10 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
              * loads missed the cache). */
             if (pk + 2u < last) {
                 const uint32_t a = order[pk + 2u].a, b = order[pk + 2u].b;
-                __builtin_prefetch(&r->body[a]);
-                __builtin_prefetch(&r->body[b]);
-                __builtin_prefetch(&r->inv_i[a]);
-                __builtin_prefetch(&r->inv_i[b]);
+                rigid__prefetch(&r->body[a], sizeof *r->body);
+                rigid__prefetch(&r->body[b], sizeof *r->body);
+                rigid__prefetch(&r->inv_i[a], sizeof *r->inv_i);
+                rigid__prefetch(&r->inv_i[b], sizeof *r->inv_i);
             }
             for (uint32_t sub = 0; sub < (r->made[pk] & 15u); sub++, n++) {
                 /* Made here, kept in its solver lane and in what the step keeps (L1 to both:
@@ -1351,7 +1362,8 @@ static int rigid__ended(physics__events *events, uint64_t key)
 typedef struct rigid__merge_job {
     physics__scene *s;
     uint32_t slices;
-    bool write; /* false: count */
+    bool write;   /* false: count */
+    bool counted; /* writing where the count placed each slice; false: where its contacts are */
 } rigid__merge_job;
 
 /* The cache entry of contact c, its impulses quantised: whether it touches. */
@@ -1404,9 +1416,10 @@ static inline uint64_t rigid__merge_key(const physics__rigid *r, uint32_t k)
 }
 
 /* Slice t of the merge: counts its entries into s->merge[3t + 1], or writes them from there on
- * (leaving there where it ended) and its events into s->merge_events[t] (s->merge[3t + 2] set
- * when memory ran out). A pair touches while any of its manifolds does; its collision event is its
- * manifold that pushes most. */
+ * (leaving there where it ended; not counted, from its first contact's place) and its events into
+ * s->merge_events[t] (s->merge[3t + 2]: PHYSICS_MERGE_NOMEM when memory ran out,
+ * PHYSICS_MERGE_ASLEEP when it wrote an entry of bodies that do not move). A pair touches while any
+ * of its manifolds does; its collision event is its manifold that pushes most. */
 static void rigid__merge_slice(const rigid__merge_job *job, uint32_t t)
 {
     physics__scene *s = job->s;
@@ -1417,16 +1430,19 @@ static void rigid__merge_slice(const rigid__merge_job *job, uint32_t t)
     const uint32_t k1 = t + 1 < job->slices ? rigid__merge_first(r, t + 1) : r->num_contacts;
     uint32_t *m = &s->merge[3 * t];
     physics__events *events = &s->merge_events[t];
-    if (!write)
+    if (!write || !job->counted)
         m[0] = t > 0 ? physics__merge_find(r->cache, sizeof *r->cache, 0, r->num_cache,
                                            rigid__merge_key(r, k0))
                      : 0;
-    else {
+    if (write && !job->counted)
+        m[1] = k0;
+    if (write) {
         m[2] = 0;
         events->size = 0;
     }
     physics__rigid_cached *next = r->next_cache;
     uint32_t at = m[0], n = write ? m[1] : 0;
+    bool asleep = false;
     /* The next slice's first (its count may be running: found again here). */
     const uint64_t next_key = rigid__merge_key(r, k1);
     const uint32_t end =
@@ -1444,13 +1460,14 @@ static void rigid__merge_slice(const rigid__merge_job *job, uint32_t t)
                         next[n] = r->cache[at];
                     n++;
                 }
+                asleep = true;
                 continue;
             }
             bool touching = false;
             for (; at < end && r->cache[at].key == key; at++)
                 touching |= r->cache[at].touching != 0;
             if (write && touching && rigid__ended(events, key)) {
-                m[2] = 1;
+                m[2] = PHYSICS_MERGE_NOMEM;
                 return;
             }
         }
@@ -1475,12 +1492,13 @@ static void rigid__merge_slice(const rigid__merge_job *job, uint32_t t)
             float total;
             uint32_t first;
             is |= rigid__remember_contact(s, &r->contact[g], g - k, &next[n++], &total, &first);
+            asleep |= next[n - 1].asleep != 0;
             if (next[n - 1].touching && total > most)
                 most = total, loudest = g, loudest_first = first;
         }
         k = last;
         if (was && !is && rigid__ended(events, c->key)) {
-            m[2] = 1;
+            m[2] = PHYSICS_MERGE_NOMEM;
             return;
         }
         if (was || !is)
@@ -1493,11 +1511,13 @@ static void rigid__merge_slice(const rigid__merge_job *job, uint32_t t)
         v3_store(v3_add(b->position[l->a], l->center_a), ev.point);
         v3_store(l->normal, ev.normal);
         if (physics__events_write(events, CT_PHYSICS_EVENT_COLLISION, &ev, sizeof ev)) {
-            m[2] = 1;
+            m[2] = PHYSICS_MERGE_NOMEM;
             return;
         }
     }
     m[1] = n; /* counting: the slice's count; writing: where it ended */
+    if (write && asleep)
+        m[2] = PHYSICS_MERGE_ASLEEP;
 }
 
 static void rigid__merge_range(void *user, uint32_t begin, uint32_t end)
@@ -1520,18 +1540,29 @@ static int rigid__remember(physics__scene *s)
                          r->num_contacts + r->num_cache, sizeof *r->next_cache) ||
         physics__merge_begin(s, slices))
         return CT_ERR_NOMEM;
-    rigid__merge_job job = {s, slices, serial};
-    uint32_t n;
-    if (serial) {
-        s->merge[0] = s->merge[1] = 0;
-        rigid__merge_slice(&job, 0);
-        n = s->merge[1];
-    } else {
-        physics__pool_run(s->pool, slices, rigid__merge_range, &job);
+    /* The old cache keeps only entries of bodies that do not move (asleep): with none of those,
+     * each slice's entries are its contacts, and it writes them from its first contact's place
+     * with no count before (a walk over both lists, as long as the writing's on two threads).
+     * The slices are stages (physics_stages.c) as the contacts' are (rigid__contact_range): each
+     * thread merges about the slices whose contacts it made, and the next step's contacts read
+     * the entries it writes. */
+    rigid__merge_job job = {s, slices, serial || !r->cache_asleep, false};
+    uint32_t n = r->num_contacts;
+    if (!job.write) {
+        physics__stages_add(&r->stages, s->a, rigid__merge_range, &job, sizeof job, slices, 1);
+        if (physics__stages_run(&r->stages, s->a, s->pool, s->pool_timed))
+            return CT_ERR_NOMEM;
         n = physics__merge_places(s, slices);
-        job.write = true;
-        physics__pool_run(s->pool, slices, rigid__merge_range, &job);
+        job.write = job.counted = true;
     }
+    physics__stages_add(&r->stages, s->a, rigid__merge_range, &job, sizeof job, slices, 1);
+    if (physics__stages_run(&r->stages, s->a, s->pool, s->pool_timed))
+        return CT_ERR_NOMEM;
+    if (!job.counted)
+        n = s->merge[3 * (slices - 1) + 1];
+    r->cache_asleep = false;
+    for (uint32_t t = 0; t < slices; t++)
+        r->cache_asleep |= (s->merge[3 * t + 2] & PHYSICS_MERGE_ASLEEP) != 0;
     if (physics__merge_events(s, slices))
         return CT_ERR_NOMEM;
     physics__rigid_cached *t = r->cache;
@@ -1569,8 +1600,13 @@ static int rigid__detect(physics__scene *s, float dt, const physics__keyed_pair 
         physics__reserve(s->a, (void **)&r->made, &r->cap_made, m, sizeof *r->made) ||
         physics__reserve(s->a, (void **)&r->kept, &r->cap_kept, slices, sizeof *r->kept))
         return CT_ERR_NOMEM;
+    /* Stages (physics_stages.c), whose threads take the slices from the two ends as the
+     * contacts' (rigid__contact_range) do: each core makes the contacts of about the manifolds it
+     * found, which a pool's shared cursor dealt to the two cores in turn. */
     rigid__narrow_job job = {s, *order, m, dt};
-    physics__pool_run(s->pool, slices, rigid__narrow_range, &job);
+    physics__stages_add(&r->stages, s->a, rigid__narrow_range, &job, sizeof job, slices, 1);
+    if (physics__stages_run(&r->stages, s->a, s->pool, s->pool_timed))
+        return CT_ERR_NOMEM;
     r->recycled = 0;
     for (uint32_t slice = 0; slice < slices; slice++)
         r->recycled += r->kept[slice] >> 16 & 0x3fffu;

@@ -518,37 +518,40 @@ static void wide__seal_range(void *user, uint32_t begin, uint32_t end)
     }
 }
 
-/* The blocks' impulses back into their contacts (blocks [begin, end) x WIDE_SLICE). */
+/* The solver's impulses back into the contacts of slices [begin, end) of SOLVER_SLICE_PAIRS
+ * (each from its lane, or the overflow's contact). By contact, not by block: a block's lanes are
+ * contacts from all over the step, so finishing the blocks on two threads wrote each core's
+ * impulses into the lines of contacts the other core had made, merges (physics_rigid.c) and makes
+ * again next step; by slices of contacts each core writes about the ones it made, from the blocks
+ * it solved (each colour's lanes go by slice too: r->slice_lanes). */
 static void wide__finish_range(void *user, uint32_t begin, uint32_t end)
 {
     physics__rigid *r = user;
-    const uint32_t last = end * WIDE_SLICE < r->num_blocks ? end * WIDE_SLICE : r->num_blocks;
-    for (uint32_t k = begin * WIDE_SLICE; k < last; k++) {
-        const physics__rigid_block *blk = &r->block[k];
-        for (uint32_t l = 0; l < 4; l++) {
-            if (r->lanes[4 * k + l] == UINT32_MAX)
-                continue;
-            physics__rigid_kept *c = &r->contact[r->lanes[4 * k + l]];
+    const uint32_t last =
+        end * SOLVER_SLICE_PAIRS < r->num_contacts ? end * SOLVER_SLICE_PAIRS : r->num_contacts;
+    for (uint32_t k = begin * SOLVER_SLICE_PAIRS; k < last; k++) {
+        physics__rigid_kept *c = &r->contact[k];
+        const uint32_t at = r->lane_of[k];
+        if (at & PHYSICS_WIDE_OVERFLOW) {
+            const physics__rigid_contact *o = &r->overflow_contact[at & ~PHYSICS_WIDE_OVERFLOW];
             for (uint32_t q = 0; q < c->count; q++) {
-                c->p[q].jn = blk->jn[q][l];
-                c->p[q].max_jn = blk->max_jn[q][l];
+                c->p[q].jn = o->p[q].n.j;
+                c->p[q].max_jn = o->p[q].max_jn;
             }
-            c->f1 = blk->f1j[l];
-            c->f2 = blk->f2j[l];
-            c->twist = blk->twist_j[l];
+            c->f1 = o->f1.j;
+            c->f2 = o->f2.j;
+            c->twist = o->twist_j;
+            continue;
         }
-    }
-    /* (The overflow's, on the first job: they are few.) */
-    for (uint32_t k = 0; begin == 0 && k < r->num_overflow; k++) {
-        const physics__rigid_contact *o = &r->overflow_contact[k];
-        physics__rigid_kept *c = &r->contact[r->overflow[k]];
+        const physics__rigid_block *blk = &r->block[at / 4u];
+        const uint32_t l = at % 4u;
         for (uint32_t q = 0; q < c->count; q++) {
-            c->p[q].jn = o->p[q].n.j;
-            c->p[q].max_jn = o->p[q].max_jn;
+            c->p[q].jn = blk->jn[q][l];
+            c->p[q].max_jn = blk->max_jn[q][l];
         }
-        c->f1 = o->f1.j;
-        c->f2 = o->f2.j;
-        c->twist = o->twist_j;
+        c->f1 = blk->f1j[l];
+        c->f2 = blk->f2j[l];
+        c->twist = blk->twist_j[l];
     }
 }
 
@@ -778,7 +781,6 @@ void physics__rigid_wide_pass(physics__scene *s, int mode, float inv_h, uint32_t
 void physics__rigid_wide_finish(physics__scene *s)
 {
     const physics__rigid *r = &s->rigid;
-    const uint32_t jobs = (r->num_blocks + WIDE_SLICE - 1) / WIDE_SLICE;
     physics__stages_add(&s->rigid.stages, s->a, wide__finish_range, &s->rigid, 0,
-                        jobs ? jobs : r->num_overflow ? 1u : 0u, 1);
+                        (r->num_contacts + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS, 1);
 }

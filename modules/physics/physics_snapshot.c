@@ -1465,6 +1465,7 @@ int physics__snapshot_restore_why(physics__scene *s, physics__points *p, const v
     apply_sensors(&s->sensors, &r);
     read_free(s, &r);
     rg->num_cache = h.rigid_cache;
+    rg->cache_asleep = true; /* (the next merge counts: physics__rigid.cache_asleep) */
     s->num_cache = h.cache;
     s->joints.n = h.joints;
     s->joints.next_id = h.next_joint;
