@@ -147,9 +147,11 @@ static void stages__nap(stages__run *run, physics__stage_counter *counter, uint3
     atomic_fetch_add(&run->sleepers, 1u);
     if (!stages__finished(counter, items, memory_order_seq_cst)) {
         run->st->naps++;
+        PHYSICS_TRACE(PHYSICS_TRACE_NAP, 0, 0);
         do
             cnd_wait(&run->wake, &run->lock);
         while (!stages__finished(counter, items, memory_order_seq_cst));
+        PHYSICS_TRACE(PHYSICS_TRACE_NAP_END, 0, 0);
     }
     atomic_fetch_sub(&run->sleepers, 1u);
     mtx_unlock(&run->lock);
@@ -210,6 +212,7 @@ static void stages__take_part(void *user, uint32_t begin, uint32_t end)
      * own core's cache for its next stage instead of moving between the cores. */
     const bool front = thrd_equal(thrd_current(), run->caller) != 0;
     const unsigned char mine = front ? STAGES_BY_FRONT : STAGES_BY_BACK;
+    PHYSICS_TRACE(PHYSICS_TRACE_JOIN, front ? 0u : 1u, 0);
     for (uint32_t k = atomic_load_explicit(&run->at, memory_order_acquire); k < st->n;) {
         physics__stage *stage = &st->stage[k];
         const uint32_t items = stages__items(stage);
@@ -226,6 +229,7 @@ static void stages__take_part(void *user, uint32_t begin, uint32_t end)
          * takes a prefix and the back a suffix: meeting an item the other end claimed, a thread
          * has no more to take. (A back thread that meets a back thread's claim goes on down.) */
         atomic_uint *ran = &counter->by[front ? 0 : 1].finished;
+        PHYSICS_TRACE_FN(PHYSICS_TRACE_ARRIVE, k, items, front ? stage->fn : NULL);
         for (uint32_t at = 0; at < items; at++) {
             const uint32_t i = front ? at : items - 1u - at;
             unsigned char by = STAGES_FREE;
@@ -236,6 +240,7 @@ static void stages__take_part(void *user, uint32_t begin, uint32_t end)
                     break;
                 continue;
             }
+            PHYSICS_TRACE(PHYSICS_TRACE_ITEM, k, i);
             if (items == 1) {
                 for (uint32_t q = k; q <= last; q++)
                     st->stage[q].fn(stages__user(&st->stage[q]), 0, st->stage[q].count);
@@ -245,14 +250,18 @@ static void stages__take_part(void *user, uint32_t begin, uint32_t end)
                     stage->count - from > stage->grain ? from + stage->grain : stage->count;
                 stage->fn(stages__user(stage), from, to);
             }
+            PHYSICS_TRACE(PHYSICS_TRACE_ITEM_END, k, i);
             atomic_fetch_add(ran, 1u);
             if (atomic_load(&run->sleepers))
                 stages__finish(run, counter, items, last);
         }
+        PHYSICS_TRACE(PHYSICS_TRACE_DRAINED, k, items);
         stages__finish(run, counter, items, last);
         stages__wait(run, counter, items);
+        PHYSICS_TRACE(PHYSICS_TRACE_WAITED, k, items);
         k = last + 1;
     }
+    PHYSICS_TRACE(PHYSICS_TRACE_PART_END, front ? 0u : 1u, 0);
 }
 
 int physics__stages_run(physics__stages *st, ct_allocator_t *a, physics__pool pool,
@@ -278,8 +287,12 @@ int physics__stages_run(physics__stages *st, ct_allocator_t *a, physics__pool po
             if (pool.parallel_for && stages__items(stage) > 1)
                 pool.parallel_for(pool.ctx, stage->count, stage->grain, stage->fn,
                                   stages__user(stage));
-            else
+            else {
+                PHYSICS_TRACE_FN(PHYSICS_TRACE_ARRIVE, k, 1, stage->fn);
+                PHYSICS_TRACE(PHYSICS_TRACE_ITEM, k, 0);
                 stage->fn(stages__user(stage), 0, stage->count);
+                PHYSICS_TRACE(PHYSICS_TRACE_ITEM_END, k, 0);
+            }
         }
         return 0;
     }
@@ -308,7 +321,9 @@ int physics__stages_run(physics__stages *st, ct_allocator_t *a, physics__pool po
         return CT_ERR_NOMEM;
     }
     st->n = n;
+    PHYSICS_TRACE(PHYSICS_TRACE_SECTION, 1, n);
     pool.parallel_for(pool.ctx, STAGES_PARTICIPANTS, 1, stages__take_part, &run);
+    PHYSICS_TRACE(PHYSICS_TRACE_SECTION_END, 1, n);
     cnd_destroy(&run.wake);
     mtx_destroy(&run.lock);
     st->n = 0;
