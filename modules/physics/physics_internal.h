@@ -218,6 +218,7 @@ typedef struct physics__stages {
     uint32_t cap_claim;
     bool failed;   /* an add ran out of memory: the run reports it and runs nothing */
     uint32_t naps; /* waits at a stage's end that went to sleep (a busy machine), all runs */
+    uint64_t runs; /* runs on the pool so far: the claims of the last one are told apart by it */
 } physics__stages;
 
 /* Appends a stage running fn over [0, count) in items of `grain` (0 or >= count: one item, run
