@@ -77,6 +77,7 @@ def main():
     by_sec = collections.defaultdict(collections.Counter)
     by_stage = collections.defaultdict(collections.Counter)
     wall = 0
+    late = ([], [])
     for s0, s1 in steps:
         wall += s1 - s0
         mine = main_ev[bisect.bisect_left(mt, s0):bisect.bisect_right(mt, s1)]
@@ -113,6 +114,7 @@ def main():
                     end = ends.get((sec, a))
                     if end is not None and t > end:
                         tot[th]['seen late (napped)' if napped else 'seen late (spun, yielded)'] += t - end
+                        late[th].append(t - end)
                     napped = False
         tot[0]['serial'] += (s1 - s0) - in_secs
         tot[1]['idle outside sections'] += (s1 - s0) - in_secs
@@ -191,6 +193,12 @@ def main():
     print('%-36s %10s %10s' % ('ms per step', 'caller', 'worker'))
     for k in keys:
         print('%-36s %10.3f %10.3f' % (k, ms(tot[0][k]), ms(tot[1][k])))
+    for th in (0, 1):
+        v = sorted(late[th])
+        if v:
+            print('%-36s %10s' % ('stage ends seen late, %s' % ('caller', 'worker')[th],
+                  'per step %.1f, us: median %.2f, p90 %.2f, p99 %.1f' % (len(v) / n, v[len(v) // 2] / 1e3,
+                  v[len(v) * 9 // 10] / 1e3, v[len(v) * 99 // 100] / 1e3)))
     print('%-36s %10.1f %10.1f' % ('naps per step', tot[0]['nap count'] / n, tot[1]['nap count'] / n))
     one, n1, wall1 = serial_by_function(main_ev, name)
     two = collections.Counter()
