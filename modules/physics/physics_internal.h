@@ -152,8 +152,9 @@ typedef struct physics__pool {
 } physics__pool;
 
 /* ---- Timeline (physics_trace.c) ----------------------------------------------------------
- * A build with -DPHYSICS_TRACE_TIMELINE records when each thread runs what in a step (a build for
- * measuring; bench/physics/physics_timeline.py reads the file). Without it, PHYSICS_TRACE is nothing. */
+ * A build with -DPHYSICS_TRACE_TIMELINE records when each thread runs what in a step (a build
+ * for measuring; bench/physics/physics_timeline.py reads the file). Without it, PHYSICS_TRACE is
+ * nothing. */
 enum {
     PHYSICS_TRACE_STEP,        /* a: whether on a pool */
     PHYSICS_TRACE_STEP_END,

@@ -5,14 +5,14 @@
  * the worker's side and a join on the caller's, and the two threads met at each end. Here the whole
  * chain is one section. Every thread that joins walks the stages in order: it claims items of the
  * current stage and runs them until none is left, counting each one finished, and waits
- * (spinning) until the stage's last item is finished before it starts the next.
- * Each claim is the item's own (8 bytes, so that only the claims near where the two threads meet
- * share a cache line: a byte each put a whole colour's claims on one line, which moved between
- * the cores at every item), and the calling thread counts its items apart from the others, on
- * cache lines of their own: a shared cursor and count bumped at every item moved their cache line
- * between the cores at every item (thousands of items a step, a microsecond or a few each). A
- * claim names its run, so a new run finds the last one's claims free without clearing them.
- * Items of one stage never share what they write (the colours, the slices of bodies), so who runs which item
+ * (spinning) until the stage's last item is finished before it starts the next. Each claim is
+ * the item's own (8 bytes, so that only the claims near where the two threads meet share a cache
+ * line: a byte each put a whole colour's claims on one line, which moved between the cores at
+ * every item), and the calling thread counts its items apart from the others, on cache lines of
+ * their own: a shared cursor and count bumped at every item moved their cache line between the
+ * cores at every item (thousands of items a step, a microsecond or a few each). A claim names its
+ * run, so a new run finds the last one's claims free without clearing them. Items of one stage
+ * never share what they write (the colours, the slices of bodies), so who runs which item
  * changes nothing: the bits are those of running the stages one after the other on one thread,
  * which is exactly what a serial pool does.
  *
@@ -23,11 +23,11 @@
  * busy machine, a full ring) still finishes.
  *
  * A wait that lasts (STAGES_NAP_NS, longer for long items) means the thread holding the stage's
- * last items lost its core to another program: a busy machine. Spinning on then keeps this core busy, so the
- * scheduler never sees it idle and the held-up thread waits on its own core for the other program's
- * time slice (milliseconds, against stages of tens of microseconds). The waiting thread sleeps
- * instead: its core goes idle, the scheduler moves the held-up thread there, and the thread that
- * finishes the stage wakes the sleepers. */
+ * last items lost its core to another program: a busy machine. Spinning on then keeps this core
+ * busy, so the scheduler never sees it idle and the held-up thread waits on its own core for the
+ * other program's time slice (milliseconds, against stages of tens of microseconds). The waiting
+ * thread sleeps instead: its core goes idle, the scheduler moves the held-up thread there, and
+ * the thread that finishes the stage wakes the sleepers. */
 #include "physics_internal.h"
 
 #include <stdatomic.h>
@@ -232,9 +232,9 @@ static void stages__take_part(void *user, uint32_t begin, uint32_t end)
         /* The front claims the items in order from the first, the others from the last down, each
          * on the item's own claim: the front's and the back's are at the two ends of the stage
          * until they meet, so claiming costs no cache line the other thread is writing but where
-         * they meet. The front
-         * takes a prefix and the back a suffix: meeting an item the other end claimed, a thread
-         * has no more to take. (A back thread that meets a back thread's claim goes on down.) */
+         * they meet. The front takes a prefix and the back a suffix: meeting an item the other
+         * end claimed, a thread has no more to take. (A back thread that meets a back thread's
+         * claim goes on down.) */
         atomic_uint *ran = &counter->by[front ? 0 : 1].finished;
         const uint64_t arrived = stages__now_ns();
         uint32_t taken = 0;

@@ -2,8 +2,8 @@
  * PHYSICS_TRACE_TIMELINE): every thread appends timed events (a step's start and end, a parallel
  * section's, a range's or a stage item's, a thread's arrival at a stage, the end of its claims,
  * the end of its wait) to a buffer of its own, and the buffers go to the file
- * $PHYSICS_TRACE_FILE at exit (bench/physics/physics_timeline.py reads it). A build for measuring only:
- * the release build has none of it. */
+ * $PHYSICS_TRACE_FILE at exit (bench/physics/physics_timeline.py reads it). A build for
+ * measuring only: the release build has none of it. */
 #include "physics_internal.h"
 
 #ifdef PHYSICS_TRACE_TIMELINE
