@@ -151,10 +151,46 @@ typedef struct physics__pool {
     void *ctx;
 } physics__pool;
 
+/* ---- Timeline (physics_trace.c) ----------------------------------------------------------
+ * A build with -DPHYSICS_TRACE_TIMELINE records when each thread runs what in a step (a build
+ * for measuring; bench/physics/physics_timeline.py reads the file). Without it, PHYSICS_TRACE is
+ * nothing. */
+enum {
+    PHYSICS_TRACE_STEP,        /* a: whether on a pool */
+    PHYSICS_TRACE_STEP_END,
+    PHYSICS_TRACE_SECTION,     /* a parallel section on the pool; a: 0 a pool run (with its
+                                * function), 1 stages */
+    PHYSICS_TRACE_SECTION_END, /* b: its count (a pool run) or stages */
+    PHYSICS_TRACE_RANGE,       /* a pool run's range [a, b) on some thread */
+    PHYSICS_TRACE_RANGE_END,
+    PHYSICS_TRACE_JOIN,        /* a thread takes part in a stages section */
+    PHYSICS_TRACE_PART_END,
+    PHYSICS_TRACE_ARRIVE,      /* at stage a (b: its items; the caller's: its function) */
+    PHYSICS_TRACE_ITEM,        /* stage a's item b */
+    PHYSICS_TRACE_ITEM_END,
+    PHYSICS_TRACE_DRAINED,     /* nothing left to claim in stage a: the wait starts */
+    PHYSICS_TRACE_WAITED,      /* stage a finished: the wait ends */
+    PHYSICS_TRACE_NAP,
+    PHYSICS_TRACE_NAP_END,
+};
+#ifdef PHYSICS_TRACE_TIMELINE
+void physics__trace(uint32_t kind, uint32_t a, uint32_t b, uint64_t fn);
+void physics__trace_pool_run(physics__pool pool, uint32_t count, ct_range_f fn, void *user_data);
+#define PHYSICS_TRACE(kind, a, b) physics__trace(kind, a, b, 0)
+#define PHYSICS_TRACE_FN(kind, a, b, fn) physics__trace(kind, a, b, (uint64_t)(uintptr_t)(fn))
+#else
+#define PHYSICS_TRACE(kind, a, b) ((void)0)
+#define PHYSICS_TRACE_FN(kind, a, b, fn) ((void)0)
+#endif
+
 /* Runs fn over the slices [0, count), one slice per range. */
 static inline void physics__pool_run(physics__pool pool, uint32_t count, ct_range_f fn,
                                      void *user_data)
 {
+#ifdef PHYSICS_TRACE_TIMELINE
+    physics__trace_pool_run(pool, count, fn, user_data);
+    return;
+#endif
     if (pool.parallel_for && count > 1)
         pool.parallel_for(pool.ctx, count, 1, fn, user_data);
     else
@@ -183,6 +219,7 @@ typedef struct physics__stages {
     uint32_t cap_claim;
     bool failed;   /* an add ran out of memory: the run reports it and runs nothing */
     uint32_t naps; /* waits at a stage's end that went to sleep (a busy machine), all runs */
+    uint64_t runs; /* runs on the pool so far: the claims of the last one are told apart by it */
 } physics__stages;
 
 /* Appends a stage running fn over [0, count) in items of `grain` (0 or >= count: one item, run

@@ -5,12 +5,14 @@
  * the worker's side and a join on the caller's, and the two threads met at each end. Here the whole
  * chain is one section. Every thread that joins walks the stages in order: it claims items of the
  * current stage and runs them until none is left, counting each one finished, and waits
- * (spinning, then yielding) until the stage's last item is finished before it starts the next.
- * Each claim is the item's own (a byte), and the calling thread counts its items apart from the
- * others, on cache lines of their own: a shared cursor and count bumped at every item moved their
- * cache line between the cores at every item (thousands of items a step, a few microseconds each).
- * Items of one
- * stage never share what they write (the colours, the slices of bodies), so who runs which item
+ * (spinning) until the stage's last item is finished before it starts the next. Each claim is
+ * the item's own (8 bytes, so that only the claims near where the two threads meet share a cache
+ * line: a byte each put a whole colour's claims on one line, which moved between the cores at
+ * every item), and the calling thread counts its items apart from the others, on cache lines of
+ * their own: a shared cursor and count bumped at every item moved their cache line between the
+ * cores at every item (thousands of items a step, a microsecond or a few each). A claim names its
+ * run, so a new run finds the last one's claims free without clearing them. Items of one stage
+ * never share what they write (the colours, the slices of bodies), so who runs which item
  * changes nothing: the bits are those of running the stages one after the other on one thread,
  * which is exactly what a serial pool does.
  *
@@ -20,12 +22,12 @@
  * one of its stages. The caller can run every stage alone, so a pool whose workers never come (a
  * busy machine, a full ring) still finishes.
  *
- * A wait that lasts (STAGES_NAP_NS) means the thread holding the stage's last items lost its core
- * to another program: a busy machine. Spinning or yielding on then keeps this core busy, so the
- * scheduler never sees it idle and the held-up thread waits on its own core for the other program's
- * time slice (milliseconds, against stages of tens of microseconds). The waiting thread sleeps
- * instead: its core goes idle, the scheduler moves the held-up thread there, and the thread that
- * finishes the stage wakes the sleepers. */
+ * A wait that lasts (STAGES_NAP_NS, longer for long items) means the thread holding the stage's
+ * last items lost its core to another program: a busy machine. Spinning on then keeps this core
+ * busy, so the scheduler never sees it idle and the held-up thread waits on its own core for the
+ * other program's time slice (milliseconds, against stages of tens of microseconds). The waiting
+ * thread sleeps instead: its core goes idle, the scheduler moves the held-up thread there, and
+ * the thread that finishes the stage wakes the sleepers. */
 #include "physics_internal.h"
 
 #include <stdatomic.h>
@@ -33,21 +35,25 @@
 #include <threads.h>
 #include <time.h>
 
-/* Turns of a waiting thread before it yields its core (a neighbour may need it: the thread it
- * waits for, on a busy machine). */
-#define STAGES_SPINS 256u
-/* How long a thread waits at a stage's end, spinning and yielding, before it sleeps: longer than
- * a stage's items take when both threads have a core (a few microseconds each), much shorter
- * than the time slice another program takes a core for. */
+/* Turns of a waiting thread between two looks at the clock (a few microseconds). */
+#define STAGES_SPINS 64u
+/* How long a thread waits at a stage's end, spinning, before it sleeps: longer than a stage's
+ * items take when both threads have a core (a few microseconds each), much shorter than the time
+ * slice another program takes a core for. A stage of longer items (the contacts' slices, a few
+ * hundred microseconds each) waits twice as long as the waiting thread's own took: the other is
+ * most likely still in its last one. It spins without yielding: a yield is a system call (3
+ * microseconds on a paravirtual machine, as long as many a stage's wait), and on a busy machine
+ * the nap gives the core away. */
 #define STAGES_NAP_NS 50000u
 /* Ranges handed to the pool: more than it has threads, so every thread can join. */
 #define STAGES_PARTICIPANTS 16u
 
-/* Who claimed an item of a run: nobody yet, the calling thread (which takes a stage's items from
- * the front) or another (from the back). */
-enum { STAGES_FREE, STAGES_BY_FRONT, STAGES_BY_BACK };
+/* Who claimed an item of a run: the calling thread (which takes a stage's items from the front)
+ * or another (from the back); in a claim, with 4 times the run's number (physics__stages.runs),
+ * so a claim of an earlier run is free. */
+enum { STAGES_BY_FRONT = 1, STAGES_BY_BACK = 2 };
 typedef struct physics__stage_claim {
-    atomic_uchar by;
+    _Atomic uint64_t by;
 } physics__stage_claim;
 
 /* One stage's items finished by the calling thread ([STAGES_BY_FRONT - 1]) and by the others, each
@@ -123,6 +129,7 @@ static inline void stages__relax(void)
 
 typedef struct stages__run {
     physics__stages *st;
+    uint64_t claimed;     /* a claim of this run: 4 times its number, plus who */
     atomic_uint at;       /* the first stage not known to be finished */
     atomic_uint sleepers; /* threads asleep in stages__nap (or about to be) */
     thrd_t caller;        /* the thread of physics__stages_run */
@@ -147,9 +154,11 @@ static void stages__nap(stages__run *run, physics__stage_counter *counter, uint3
     atomic_fetch_add(&run->sleepers, 1u);
     if (!stages__finished(counter, items, memory_order_seq_cst)) {
         run->st->naps++;
+        PHYSICS_TRACE(PHYSICS_TRACE_NAP, 0, 0);
         do
             cnd_wait(&run->wake, &run->lock);
         while (!stages__finished(counter, items, memory_order_seq_cst));
+        PHYSICS_TRACE(PHYSICS_TRACE_NAP_END, 0, 0);
     }
     atomic_fetch_sub(&run->sleepers, 1u);
     mtx_unlock(&run->lock);
@@ -177,23 +186,22 @@ static void stages__finish(stages__run *run, physics__stage_counter *counter, ui
     }
 }
 
-/* Waits until the counter's stage has finished: spinning, then yielding, then asleep. */
-static void stages__wait(stages__run *run, physics__stage_counter *counter, uint32_t items)
+/* Waits until the counter's stage has finished: spinning for `patience` ns, then asleep. */
+static void stages__wait(stages__run *run, physics__stage_counter *counter, uint32_t items,
+                         uint64_t patience)
 {
     uint64_t deadline = 0;
-    for (uint32_t spin = 0; !stages__finished(counter, items, memory_order_acquire); spin++) {
-        if (spin < STAGES_SPINS) {
-            stages__relax();
+    for (uint32_t spin = 1; !stages__finished(counter, items, memory_order_acquire); spin++) {
+        stages__relax();
+        if (spin % STAGES_SPINS)
             continue;
-        }
         const uint64_t now = stages__now_ns();
         if (!deadline) {
-            deadline = now + STAGES_NAP_NS;
+            deadline = now + patience;
         } else if (now >= deadline) {
             stages__nap(run, counter, items);
             return;
         }
-        thrd_yield();
     }
 }
 
@@ -209,7 +217,8 @@ static void stages__take_part(void *user, uint32_t begin, uint32_t end)
      * each colour, whose contacts are those of the same bodies), so what it writes stays in its
      * own core's cache for its next stage instead of moving between the cores. */
     const bool front = thrd_equal(thrd_current(), run->caller) != 0;
-    const unsigned char mine = front ? STAGES_BY_FRONT : STAGES_BY_BACK;
+    const uint64_t mine = run->claimed | (front ? STAGES_BY_FRONT : STAGES_BY_BACK);
+    PHYSICS_TRACE(PHYSICS_TRACE_JOIN, front ? 0u : 1u, 0);
     for (uint32_t k = atomic_load_explicit(&run->at, memory_order_acquire); k < st->n;) {
         physics__stage *stage = &st->stage[k];
         const uint32_t items = stages__items(stage);
@@ -222,20 +231,27 @@ static void stages__take_part(void *user, uint32_t begin, uint32_t end)
         physics__stage_claim *claim = &st->claim[counter->first_claim];
         /* The front claims the items in order from the first, the others from the last down, each
          * on the item's own claim: the front's and the back's are at the two ends of the stage
-         * until they meet, so claiming costs no cache line the other thread is writing. The front
-         * takes a prefix and the back a suffix: meeting an item the other end claimed, a thread
-         * has no more to take. (A back thread that meets a back thread's claim goes on down.) */
+         * until they meet, so claiming costs no cache line the other thread is writing but where
+         * they meet. The front takes a prefix and the back a suffix: meeting an item the other
+         * end claimed, a thread has no more to take. (A back thread that meets a back thread's
+         * claim goes on down.) */
         atomic_uint *ran = &counter->by[front ? 0 : 1].finished;
+        const uint64_t arrived = stages__now_ns();
+        uint32_t taken = 0;
+        PHYSICS_TRACE_FN(PHYSICS_TRACE_ARRIVE, k, items, front ? stage->fn : NULL);
         for (uint32_t at = 0; at < items; at++) {
             const uint32_t i = front ? at : items - 1u - at;
-            unsigned char by = STAGES_FREE;
-            if (!atomic_compare_exchange_strong_explicit(&claim[i].by, &by, mine,
+            uint64_t by = atomic_load_explicit(&claim[i].by, memory_order_relaxed);
+            if (by >= run->claimed ||
+                !atomic_compare_exchange_strong_explicit(&claim[i].by, &by, mine,
                                                          memory_order_relaxed,
                                                          memory_order_relaxed)) {
                 if (by != mine)
                     break;
                 continue;
             }
+            taken++;
+            PHYSICS_TRACE(PHYSICS_TRACE_ITEM, k, i);
             if (items == 1) {
                 for (uint32_t q = k; q <= last; q++)
                     st->stage[q].fn(stages__user(&st->stage[q]), 0, st->stage[q].count);
@@ -245,14 +261,19 @@ static void stages__take_part(void *user, uint32_t begin, uint32_t end)
                     stage->count - from > stage->grain ? from + stage->grain : stage->count;
                 stage->fn(stages__user(stage), from, to);
             }
+            PHYSICS_TRACE(PHYSICS_TRACE_ITEM_END, k, i);
             atomic_fetch_add(ran, 1u);
             if (atomic_load(&run->sleepers))
                 stages__finish(run, counter, items, last);
         }
+        PHYSICS_TRACE(PHYSICS_TRACE_DRAINED, k, items);
         stages__finish(run, counter, items, last);
-        stages__wait(run, counter, items);
+        const uint64_t took = taken ? 2u * (stages__now_ns() - arrived) / taken : 0;
+        stages__wait(run, counter, items, took > STAGES_NAP_NS ? took : STAGES_NAP_NS);
+        PHYSICS_TRACE(PHYSICS_TRACE_WAITED, k, items);
         k = last + 1;
     }
+    PHYSICS_TRACE(PHYSICS_TRACE_PART_END, front ? 0u : 1u, 0);
 }
 
 int physics__stages_run(physics__stages *st, ct_allocator_t *a, physics__pool pool,
@@ -278,17 +299,25 @@ int physics__stages_run(physics__stages *st, ct_allocator_t *a, physics__pool po
             if (pool.parallel_for && stages__items(stage) > 1)
                 pool.parallel_for(pool.ctx, stage->count, stage->grain, stage->fn,
                                   stages__user(stage));
-            else
+            else {
+                PHYSICS_TRACE_FN(PHYSICS_TRACE_ARRIVE, k, 1, stage->fn);
+                PHYSICS_TRACE(PHYSICS_TRACE_ITEM, k, 0);
                 stage->fn(stages__user(stage), 0, stage->count);
+                PHYSICS_TRACE(PHYSICS_TRACE_ITEM_END, k, 0);
+            }
         }
         return 0;
     }
     uint32_t claims = 0;
     for (uint32_t k = 0; k < n; k++)
         claims += stages__items(&st->stage[k]);
+    const uint32_t had_claims = st->cap_claim;
     if (physics__reserve(a, (void **)&st->counter, &st->cap_counter, n, sizeof *st->counter) ||
         physics__reserve(a, (void **)&st->claim, &st->cap_claim, claims, sizeof *st->claim))
         return CT_ERR_NOMEM;
+    if (st->cap_claim != had_claims)
+        for (uint32_t i = 0; i < st->cap_claim; i++)
+            atomic_init(&st->claim[i].by, 0u);
     claims = 0;
     for (uint32_t k = 0; k < n; k++) {
         atomic_init(&st->counter[k].by[0].finished, 0u);
@@ -296,9 +325,7 @@ int physics__stages_run(physics__stages *st, ct_allocator_t *a, physics__pool po
         st->counter[k].first_claim = claims;
         claims += stages__items(&st->stage[k]);
     }
-    for (uint32_t i = 0; i < claims; i++)
-        atomic_init(&st->claim[i].by, (unsigned char)STAGES_FREE);
-    stages__run run = {.st = st, .caller = thrd_current()};
+    stages__run run = {.st = st, .claimed = 4u * ++st->runs, .caller = thrd_current()};
     atomic_init(&run.at, 0u);
     atomic_init(&run.sleepers, 0u);
     if (mtx_init(&run.lock, mtx_plain) != thrd_success)
@@ -308,7 +335,9 @@ int physics__stages_run(physics__stages *st, ct_allocator_t *a, physics__pool po
         return CT_ERR_NOMEM;
     }
     st->n = n;
+    PHYSICS_TRACE(PHYSICS_TRACE_SECTION, 1, n);
     pool.parallel_for(pool.ctx, STAGES_PARTICIPANTS, 1, stages__take_part, &run);
+    PHYSICS_TRACE(PHYSICS_TRACE_SECTION_END, 1, n);
     cnd_destroy(&run.wake);
     mtx_destroy(&run.lock);
     st->n = 0;

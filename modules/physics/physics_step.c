@@ -367,6 +367,7 @@ int physics__scene_step(physics__scene *s, float dt)
         s->ccd.hits = 0;
         return 0;
     }
+    PHYSICS_TRACE(PHYSICS_TRACE_STEP, s->pool.parallel_for != NULL, b->n);
     physics__characters_place(s, dt);
     if (physics__ccd_begin(s))
         return CT_ERR_NOMEM;
@@ -374,5 +375,7 @@ int physics__scene_step(physics__scene *s, float dt)
                                                    : step__translate(s, dt);
     if (err || (err = physics__ccd_end(s, dt)))
         return err;
-    return physics__sensors_detect(s);
+    err = physics__sensors_detect(s);
+    PHYSICS_TRACE(PHYSICS_TRACE_STEP_END, s->pool.parallel_for != NULL, b->n);
+    return err;
 }
