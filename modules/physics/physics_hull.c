@@ -29,6 +29,12 @@
 #define HULL_FACE_TOLERANCE 0.005f
 #define HULL_EDGE_TOLERANCE 0.005f
 #define HULL_CLIP_SLOP 0.001f
+/* How far (m, for each metre of the coordinates' size, and 1 + that) the rounding of a nearest
+ * point's distance is taken to reach: hundreds of times the few ulps it takes (poly__foot_alone). */
+#define POLY_NEAREST_TOL 1e-4f
+/* Faces whose normals are this far apart (cos) are told apart by a nearest point's way from the
+ * hull whatever its rounding (hull__lies_over). */
+#define HULL_APART_NORMALS 0.98f
 
 /* Feature ids: bit 15 is PHYSICS_MANIFOLD_REFERENCE_B; a face contact puts the reference face in
  * bits 16-23 and the incident face in 24-30, the clip in 0-14; an edge contact is bit 31 with the
@@ -617,24 +623,32 @@ static float poly__support(const physics__poly *p, physics__v3 dir)
     return best;
 }
 
-/* The point of face f's polygon nearest to x (x already in front of its plane). */
-static physics__v3 poly__face_closest(const physics__poly *p, uint32_t f, physics__v3 x)
+/* Whether point q of face f's plane lies within its polygon, at least inset from each side. */
+static inline bool poly__over_face(const physics__poly *p, uint32_t f, physics__v3 q, float inset)
 {
     const physics__v3 n = p->n[f];
-    const physics__v3 q = v3_sub(x, v3_scale(n, v3_dot(n, x) - p->d[f]));
     const uint8_t *fi = &p->face_index[p->face_first[f]];
     const uint32_t count = p->face_count[f];
-    bool inside = true;
-    for (uint32_t k = 0; k < count && inside; k++) {
-        const physics__v3 a = p->v[fi[k]], z = p->v[fi[(k + 1) % count]];
-        inside = v3_dot(v3_cross(v3_sub(z, a), n), v3_sub(q, a)) <= 0.0f;
+    for (uint32_t k = 0; k < count; k++) {
+        const physics__v3 a = p->v[fi[k]], e = v3_sub(p->v[fi[k + 1 < count ? k + 1 : 0]], a);
+        /* (The side's outward normal is as long as the side.) */
+        const float out = v3_dot(v3_cross(e, n), v3_sub(q, a));
+        if (!(out <= 0.0f) || (inset > 0.0f && out * out < inset * inset * v3_dot(e, e)))
+            return false;
     }
-    if (inside)
-        return q;
+    return true;
+}
+
+/* The point of face f's sides nearest to x (q if none is nearer than infinity). */
+static physics__v3 poly__side_closest(const physics__poly *p, uint32_t f, physics__v3 x,
+                                      physics__v3 q)
+{
+    const uint8_t *fi = &p->face_index[p->face_first[f]];
+    const uint32_t count = p->face_count[f];
     physics__v3 best = q;
     float best_d = INFINITY;
     for (uint32_t k = 0; k < count; k++) {
-        const physics__v3 a = p->v[fi[k]], z = p->v[fi[(k + 1) % count]], e = v3_sub(z, a);
+        const physics__v3 a = p->v[fi[k]], z = p->v[fi[k + 1 < count ? k + 1 : 0]], e = v3_sub(z, a);
         const float ee = v3_dot(e, e);
         const float t = ee > 0.0f ? f_min(f_max(v3_dot(v3_sub(x, a), e) / ee, 0.0f), 1.0f) : 0.0f;
         const physics__v3 c = v3_add(a, v3_scale(e, t)), dx = v3_sub(x, c);
@@ -644,28 +658,68 @@ static physics__v3 poly__face_closest(const physics__poly *p, uint32_t f, physic
     return best;
 }
 
+/* What the rounding of a nearest point's distance may reach, about points a and b. */
+static float poly__tolerance(physics__v3 a, physics__v3 b)
+{
+    const float big = f_max(f_max(f_max(fabsf(a.x), fabsf(a.y)), f_max(fabsf(a.z), fabsf(b.x))),
+                            f_max(fabsf(b.y), fabsf(b.z)));
+    return POLY_NEAREST_TOL * (1.0f + big);
+}
+
+/* Whether x's foot on face f's plane (x s[f] in front of it, and s[g] of each face g's), which
+ * lies within f's polygon, is x's nearest point of p with no other face's nearest point measured
+ * as near: every other face x lies in front of is, along its normal, further behind the foot
+ * than the rounding of the distances could make up. (p lies behind f's plane, so a point y of it
+ * is sqrt(s^2 + |foot - y|^2) or more from x; a point of face g at least g's depth under it.) */
+static bool poly__foot_alone(const physics__poly *p, uint32_t f, physics__v3 x, const float *s)
+{
+    const float tol = poly__tolerance(x, x), near = 4.0f * tol * s[f] + 1e-6f * s[f] * s[f];
+    for (uint32_t g = 0; g < p->nf; g++) {
+        if (g == f || s[g] <= 0.0f)
+            continue;
+        const float depth = s[f] * v3_dot(p->n[g], p->n[f]) - s[g];
+        if (!(depth > tol && depth * depth > near + 4.0f * tol * depth))
+            return false;
+    }
+    return true;
+}
+
 physics__v3 physics__poly_closest(const physics__poly *p, physics__v3 x, float *sep, physics__v3 *n)
 {
+    float s[PHYSICS_HULL_MAX_FACES];
     float most = -INFINITY;
     uint32_t fm = 0;
     for (uint32_t f = 0; f < p->nf; f++) {
-        const float s = v3_dot(p->n[f], x) - p->d[f];
-        if (s > most)
-            most = s, fm = f;
+        s[f] = v3_dot(p->n[f], x) - p->d[f];
+        if (s[f] > most)
+            most = s[f], fm = f;
     }
     if (most <= 0.0f) {
         *sep = most;
         *n = p->n[fm];
         return x;
     }
-    physics__v3 best = x;
-    float best_d = INFINITY;
-    for (uint32_t f = 0; f < p->nf; f++) {
-        if (v3_dot(p->n[f], x) - p->d[f] <= 0.0f)
-            continue;
-        const physics__v3 c = poly__face_closest(p, f, x), dx = v3_sub(x, c);
-        if (v3_dot(dx, dx) < best_d)
-            best_d = v3_dot(dx, dx), best = c;
+    /* The foot on the face x lies furthest in front of: alone nearest (the way a point over a
+     * face mostly lies), or each face x lies in front of measured, the nearest first met, each
+     * face's point its foot within it or else the nearest of its sides'. */
+    const physics__v3 foot = v3_sub(x, v3_scale(p->n[fm], most));
+    const bool over = poly__over_face(p, fm, foot, 0.0f);
+    physics__v3 best = foot;
+    float best_d;
+    if (over && poly__foot_alone(p, fm, x, s)) {
+        const physics__v3 dx = v3_sub(x, foot);
+        best_d = v3_dot(dx, dx);
+    } else {
+        best = x, best_d = INFINITY;
+        for (uint32_t f = 0; f < p->nf; f++) {
+            if (s[f] <= 0.0f)
+                continue;
+            const physics__v3 q = f == fm ? foot : v3_sub(x, v3_scale(p->n[f], s[f]));
+            const bool within = f == fm ? over : poly__over_face(p, f, q, 0.0f);
+            const physics__v3 c = within ? q : poly__side_closest(p, f, x, q), dx = v3_sub(x, c);
+            if (v3_dot(dx, dx) < best_d)
+                best_d = v3_dot(dx, dx), best = c;
+        }
     }
     const float dist = sqrtf(best_d);
     *sep = dist;
@@ -1268,15 +1322,41 @@ static void hull__capsule_in(const physics__poly *p, physics__v3 p0, physics__v3
     hull__add(m, v3_sub(on_segment, v3_scale(edge_n, r + 0.5f * sep)), sep, 0x2000u + (uint32_t)edge);
 }
 
+/* Whether the whole segment p0 p1 lies over face f of p, in front of it (by s, the nearer end's
+ * height), clear of the rounding: then wherever along it the search below ends, the nearest
+ * point of p is in f, the way from it f's normal as near as makes no difference to which face it
+ * picks (every other face's normal is well away from f's) or whether it is within
+ * PHYSICS_CAPSULE_FACE of it, and the search's outcome is the capsule on f
+ * (hull__capsule_face), whatever the search found. */
+static bool hull__lies_over(const physics__poly *p, uint32_t f, float s, physics__v3 p0,
+                            physics__v3 p1)
+{
+    const float tol = poly__tolerance(p0, p1);
+    if (!(s > tol))
+        return false;
+    const physics__v3 n = p->n[f];
+    for (uint32_t g = 0; g < p->nf; g++)
+        if (g != f && !(v3_dot(p->n[g], n) < HULL_APART_NORMALS))
+            return false;
+    return poly__over_face(p, f, v3_sub(p0, v3_scale(n, v3_dot(n, p0) - p->d[f])), tol) &&
+           poly__over_face(p, f, v3_sub(p1, v3_scale(n, v3_dot(n, p1) - p->d[f])), tol);
+}
+
 void physics__poly_round_manifold(const physics__poly *p, bool flip, physics__v3 p0, physics__v3 p1,
                                   float r, float margin, physics__manifold_out *m)
 {
     /* Both ends past the same face's plane by more than the radius and margin: every ball below
      * is too (most balls and capsules near a hull in a pile are clear of it). */
     const float clear = r + margin + PHYSICS_PLANE_SLACK;
-    for (uint32_t f = 0; f < p->nf; f++)
-        if (f_min(v3_dot(p->n[f], p0), v3_dot(p->n[f], p1)) - p->d[f] > clear)
+    uint32_t over = 0;
+    float over_s = -INFINITY;
+    for (uint32_t f = 0; f < p->nf; f++) {
+        const float s = f_min(v3_dot(p->n[f], p0), v3_dot(p->n[f], p1)) - p->d[f];
+        if (s > clear)
             return;
+        if (s > over_s)
+            over_s = s, over = f;
+    }
     const physics__v3 seg = v3_sub(p1, p0);
     physics__v3 n, point;
     float sep;
@@ -1288,6 +1368,9 @@ void physics__poly_round_manifold(const physics__poly *p, bool flip, physics__v3
         hull__add(m, point, sep, 0x600u);
         return;
     }
+    if (hull__lies_over(p, over, over_s, p0, p1) &&
+        hull__capsule_face(p, over, p0, p1, r, margin, flip, m))
+        return;
     const hull__segment g = {p, p0, seg};
     const float t = physics__segment_nearest_t(hull__segment_slope, &g);
     const physics__v3 x = v3_add(p0, v3_scale(seg, t));
