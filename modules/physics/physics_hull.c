@@ -684,7 +684,9 @@ static bool poly__foot_alone(const physics__poly *p, uint32_t f, physics__v3 x, 
     return true;
 }
 
-physics__v3 physics__poly_closest(const physics__poly *p, physics__v3 x, float *sep, physics__v3 *n)
+/* physics__poly_closest, and the face x lies furthest in front of (*face). */
+static inline physics__v3 poly__closest(const physics__poly *p, physics__v3 x, float *sep,
+                                        physics__v3 *n, uint32_t *face)
 {
     float s[PHYSICS_HULL_MAX_FACES];
     float most = -INFINITY;
@@ -694,6 +696,7 @@ physics__v3 physics__poly_closest(const physics__poly *p, physics__v3 x, float *
         if (s[f] > most)
             most = s[f], fm = f;
     }
+    *face = fm;
     if (most <= 0.0f) {
         *sep = most;
         *n = p->n[fm];
@@ -725,6 +728,12 @@ physics__v3 physics__poly_closest(const physics__poly *p, physics__v3 x, float *
     *sep = dist;
     *n = dist > 1e-6f ? v3_scale(v3_sub(x, best), 1.0f / dist) : p->n[fm];
     return best;
+}
+
+physics__v3 physics__poly_closest(const physics__poly *p, physics__v3 x, float *sep, physics__v3 *n)
+{
+    uint32_t face;
+    return poly__closest(p, x, sep, n, &face);
 }
 
 /* ---- manifolds ---------------------------------------------------------------------------- */
@@ -1192,7 +1201,7 @@ void physics__round_segment(const physics__bodies *b, uint32_t i, physics__v3 *p
     }
 }
 
-float physics__segment_nearest_t(float (*slope)(const void *ctx, float t), const void *ctx)
+float physics__segment_nearest_t(float (*slope)(void *ctx, float t), void *ctx)
 {
     float lo = 0.0f, hi = 1.0f, t = 0.5f;
     for (int it = 0; it < 24; it++) {
@@ -1206,23 +1215,6 @@ float physics__segment_nearest_t(float (*slope)(const void *ctx, float t), const
             break;
     }
     return t;
-}
-
-/* A capsule's segment (p0 + t seg) beside polytope p. */
-typedef struct hull__segment {
-    const physics__poly *p;
-    physics__v3 p0, seg;
-} hull__segment;
-
-/* The slope along the segment of half the squared distance from the polytope at t (0 inside). */
-static float hull__segment_slope(const void *ctx, float t)
-{
-    const hull__segment *g = ctx;
-    const physics__v3 x = v3_add(g->p0, v3_scale(g->seg, t));
-    float s;
-    physics__v3 n;
-    const physics__v3 q = physics__poly_closest(g->p, x, &s, &n);
-    return v3_dot(v3_sub(x, q), g->seg);
 }
 
 /* The capsule (segment p0 p1, radius r) on face f of p, as manifold__capsule_face on a box's: the
@@ -1322,24 +1314,101 @@ static void hull__capsule_in(const physics__poly *p, physics__v3 p0, physics__v3
     hull__add(m, v3_sub(on_segment, v3_scale(edge_n, r + 0.5f * sep)), sep, 0x2000u + (uint32_t)edge);
 }
 
-/* Whether the whole segment p0 p1 lies over face f of p, in front of it (by s, the nearer end's
- * height), clear of the rounding: then wherever along it the search below ends, the nearest
- * point of p is in f, the way from it f's normal as near as makes no difference to which face it
- * picks (every other face's normal is well away from f's) or whether it is within
- * PHYSICS_CAPSULE_FACE of it, and the search's outcome is the capsule on f
- * (hull__capsule_face), whatever the search found. */
-static bool hull__lies_over(const physics__poly *p, uint32_t f, float s, physics__v3 p0,
-                            physics__v3 p1)
+/* A capsule's segment (p0 + t seg, radius r) beside polytope p, as the search for its point
+ * nearest p goes: the two ends of the interval left ([0] low, [1] high: where it was asked, the
+ * face that point lies furthest in front of and whether it lies deep over it, hull__deep_over:
+ * -1 not yet known), and the search's end when it needs no nearest point. */
+typedef struct hull__segment {
+    const physics__poly *p;
+    physics__v3 p0, p1, seg;
+    float r, margin, tol;
+    bool flip, tried;
+    physics__manifold_out *m;
+    float at[2];
+    uint32_t face[2];
+    int8_t deep[2], faces_none;
+    enum { HULL_SEARCHING, HULL_ON_FACE, HULL_FAR } end;
+} hull__segment;
+
+/* Whether point x lies deep over face f of p: in front of it by more than tol, its foot within
+ * f's polygon and tol from its sides, and every other face's normal well away from f's. Then x's
+ * nearest point of p is its foot on f, the way from it f's normal as near as makes no difference
+ * to which face physics__poly_round_manifold picks or whether it is within PHYSICS_CAPSULE_FACE
+ * of it; and so is any point between two such points (all points whose foot on f is nearest
+ * make a convex prism). */
+static bool hull__deep_over(const physics__poly *p, uint32_t f, physics__v3 x, float tol)
 {
-    const float tol = poly__tolerance(p0, p1);
+    const physics__v3 n = p->n[f];
+    const float s = v3_dot(n, x) - p->d[f];
     if (!(s > tol))
         return false;
-    const physics__v3 n = p->n[f];
     for (uint32_t g = 0; g < p->nf; g++)
         if (g != f && !(v3_dot(p->n[g], n) < HULL_APART_NORMALS))
             return false;
-    return poly__over_face(p, f, v3_sub(p0, v3_scale(n, v3_dot(n, p0) - p->d[f])), tol) &&
-           poly__over_face(p, f, v3_sub(p1, v3_scale(n, v3_dot(n, p1) - p->d[f])), tol);
+    return poly__over_face(p, f, v3_sub(x, v3_scale(n, s)), tol);
+}
+
+/* When both ends of g's interval lie deep over one face (hull__deep_over), so does where the
+ * search would end, and its outcome is the capsule on that face (hull__capsule_face) whatever
+ * point it found, if that adds any: then true, the points added. */
+static bool hull__segment_on_face(hull__segment *g)
+{
+    if (g->tried || g->face[0] != g->face[1])
+        return false;
+    /* (The end known already first: the other is asked only if that one lies deep.) */
+    const uint32_t first = g->deep[1] >= 0;
+    for (uint32_t e = 0; e < 2; e++) {
+        const uint32_t k = e ? !first : first;
+        if (g->deep[k] < 0)
+            g->deep[k] = hull__deep_over(g->p, g->face[k],
+                                         v3_add(g->p0, v3_scale(g->seg, g->at[k])), g->tol);
+        if (!g->deep[k])
+            return false;
+    }
+    g->tried = true;
+    return hull__capsule_face(g->p, g->face[0], g->p0, g->p1, g->r, g->margin, g->flip, g->m) > 0;
+}
+
+/* Whether no face of p would take the capsule g (hull__capsule_face; asked once a search). */
+static bool hull__segment_faces_none(hull__segment *g)
+{
+    if (g->faces_none < 0) {
+        physics__manifold_out none = {.count = 0};
+        g->faces_none = 1;
+        for (uint32_t f = 0; f < g->p->nf && g->faces_none; f++)
+            g->faces_none = !hull__capsule_face(g->p, f, g->p0, g->p1, g->r, g->margin, g->flip, &none);
+    }
+    return g->faces_none;
+}
+
+/* The slope along the segment of half the squared distance from the polytope at t (0 inside);
+ * or not a number, which ends the search there (physics__segment_nearest_t), when its outcome is
+ * known without the nearest point: the capsule on a face (hull__segment_on_face), or nothing, the
+ * whole segment further than the radius and margin (the distance d(t) is convex along it: at
+ * least d + d'(t) (t' - t) anywhere in the interval left, which holds the nearest point) and no
+ * face that would take it. */
+static float hull__segment_slope(void *ctx, float t)
+{
+    hull__segment *g = ctx;
+    const physics__v3 x = v3_add(g->p0, v3_scale(g->seg, t));
+    float d;
+    physics__v3 n;
+    uint32_t face;
+    const physics__v3 q = poly__closest(g->p, x, &d, &n, &face);
+    const float slope = v3_dot(v3_sub(x, q), g->seg);
+    if (slope == 0.0f || !(d > 0.0f))
+        return slope;
+    const uint32_t k = slope > 0.0f;
+    g->at[k] = t, g->face[k] = face, g->deep[k] = -1;
+    if (hull__segment_on_face(g)) {
+        g->end = HULL_ON_FACE;
+        return NAN;
+    }
+    if (d + slope / d * (g->at[!k] - t) > g->r + g->margin + g->tol && hull__segment_faces_none(g)) {
+        g->end = HULL_FAR;
+        return NAN;
+    }
+    return slope;
 }
 
 void physics__poly_round_manifold(const physics__poly *p, bool flip, physics__v3 p0, physics__v3 p1,
@@ -1368,11 +1437,14 @@ void physics__poly_round_manifold(const physics__poly *p, bool flip, physics__v3
         hull__add(m, point, sep, 0x600u);
         return;
     }
-    if (hull__lies_over(p, over, over_s, p0, p1) &&
-        hull__capsule_face(p, over, p0, p1, r, margin, flip, m))
+    /* The interval's ends, the segment's, over the face both lie furthest in front of. */
+    hull__segment g = {p, p0, p1, seg, r, margin, poly__tolerance(p0, p1), flip, false, m,
+                       {0.0f, 1.0f}, {over, over}, {-1, -1}, -1, HULL_SEARCHING};
+    if (hull__segment_on_face(&g))
         return;
-    const hull__segment g = {p, p0, seg};
     const float t = physics__segment_nearest_t(hull__segment_slope, &g);
+    if (g.end != HULL_SEARCHING)
+        return;
     const physics__v3 x = v3_add(p0, v3_scale(seg, t));
     float dist;
     physics__poly_closest(p, x, &dist, &n);
