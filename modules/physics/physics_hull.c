@@ -1340,12 +1340,12 @@ static bool hull__deep_over(const physics__poly *p, uint32_t f, physics__v3 x, f
 {
     const physics__v3 n = p->n[f];
     const float s = v3_dot(n, x) - p->d[f];
-    if (!(s > tol))
+    if (!(s > tol) || !poly__over_face(p, f, v3_sub(x, v3_scale(n, s)), tol))
         return false;
     for (uint32_t g = 0; g < p->nf; g++)
         if (g != f && !(v3_dot(p->n[g], n) < HULL_APART_NORMALS))
             return false;
-    return poly__over_face(p, f, v3_sub(x, v3_scale(n, s)), tol);
+    return true;
 }
 
 /* When both ends of g's interval lie deep over one face (hull__deep_over), so does where the
