@@ -30,10 +30,11 @@
 #define HULL_EDGE_TOLERANCE 0.005f
 #define HULL_CLIP_SLOP 0.001f
 /* How far (m, for each metre of the coordinates' size, and 1 + that) the rounding of a nearest
- * point's distance is taken to reach: hundreds of times the few ulps it takes (poly__foot_alone). */
+ * point's distance is taken to reach: hundreds of times the few ulps it takes
+ * (poly__foot_alone, hull__deep_over). */
 #define POLY_NEAREST_TOL 1e-4f
 /* Faces whose normals are this far apart (cos) are told apart by a nearest point's way from the
- * hull whatever its rounding (hull__lies_over). */
+ * hull whatever its rounding (hull__deep_over). */
 #define HULL_APART_NORMALS 0.98f
 
 /* Feature ids: bit 15 is PHYSICS_MANIFOLD_REFERENCE_B; a face contact puts the reference face in
@@ -648,7 +649,7 @@ static physics__v3 poly__side_closest(const physics__poly *p, uint32_t f, physic
     physics__v3 best = q;
     float best_d = INFINITY;
     for (uint32_t k = 0; k < count; k++) {
-        const physics__v3 a = p->v[fi[k]], z = p->v[fi[k + 1 < count ? k + 1 : 0]], e = v3_sub(z, a);
+        const physics__v3 a = p->v[fi[k]], e = v3_sub(p->v[fi[k + 1 < count ? k + 1 : 0]], a);
         const float ee = v3_dot(e, e);
         const float t = ee > 0.0f ? f_min(f_max(v3_dot(v3_sub(x, a), e) / ee, 0.0f), 1.0f) : 0.0f;
         const physics__v3 c = v3_add(a, v3_scale(e, t)), dx = v3_sub(x, c);
@@ -1376,7 +1377,8 @@ static bool hull__segment_faces_none(hull__segment *g)
         physics__manifold_out none = {.count = 0};
         g->faces_none = 1;
         for (uint32_t f = 0; f < g->p->nf && g->faces_none; f++)
-            g->faces_none = !hull__capsule_face(g->p, f, g->p0, g->p1, g->r, g->margin, g->flip, &none);
+            g->faces_none =
+                !hull__capsule_face(g->p, f, g->p0, g->p1, g->r, g->margin, g->flip, &none);
     }
     return g->faces_none;
 }
@@ -1404,7 +1406,8 @@ static float hull__segment_slope(void *ctx, float t)
         g->end = HULL_ON_FACE;
         return NAN;
     }
-    if (d + slope / d * (g->at[!k] - t) > g->r + g->margin + g->tol && hull__segment_faces_none(g)) {
+    const float least = d + slope / d * (g->at[!k] - t);
+    if (least > g->r + g->margin + g->tol && hull__segment_faces_none(g)) {
         g->end = HULL_FAR;
         return NAN;
     }
