@@ -29,6 +29,13 @@
 #define HULL_FACE_TOLERANCE 0.005f
 #define HULL_EDGE_TOLERANCE 0.005f
 #define HULL_CLIP_SLOP 0.001f
+/* How far (m, for each metre of the coordinates' size, and 1 + that) the rounding of a nearest
+ * point's distance is taken to reach: hundreds of times the few ulps it takes
+ * (poly__foot_alone, hull__deep_over). */
+#define POLY_NEAREST_TOL 1e-4f
+/* Faces whose normals are this far apart (cos) are told apart by a nearest point's way from the
+ * hull whatever its rounding (hull__deep_over). */
+#define HULL_APART_NORMALS 0.98f
 
 /* Feature ids: bit 15 is PHYSICS_MANIFOLD_REFERENCE_B; a face contact puts the reference face in
  * bits 16-23 and the incident face in 24-30, the clip in 0-14; an edge contact is bit 31 with the
@@ -617,24 +624,32 @@ static float poly__support(const physics__poly *p, physics__v3 dir)
     return best;
 }
 
-/* The point of face f's polygon nearest to x (x already in front of its plane). */
-static physics__v3 poly__face_closest(const physics__poly *p, uint32_t f, physics__v3 x)
+/* Whether point q of face f's plane lies within its polygon, at least inset from each side. */
+static inline bool poly__over_face(const physics__poly *p, uint32_t f, physics__v3 q, float inset)
 {
     const physics__v3 n = p->n[f];
-    const physics__v3 q = v3_sub(x, v3_scale(n, v3_dot(n, x) - p->d[f]));
     const uint8_t *fi = &p->face_index[p->face_first[f]];
     const uint32_t count = p->face_count[f];
-    bool inside = true;
-    for (uint32_t k = 0; k < count && inside; k++) {
-        const physics__v3 a = p->v[fi[k]], z = p->v[fi[(k + 1) % count]];
-        inside = v3_dot(v3_cross(v3_sub(z, a), n), v3_sub(q, a)) <= 0.0f;
+    for (uint32_t k = 0; k < count; k++) {
+        const physics__v3 a = p->v[fi[k]], e = v3_sub(p->v[fi[k + 1 < count ? k + 1 : 0]], a);
+        /* (The side's outward normal is as long as the side.) */
+        const float out = v3_dot(v3_cross(e, n), v3_sub(q, a));
+        if (!(out <= 0.0f) || (inset > 0.0f && out * out < inset * inset * v3_dot(e, e)))
+            return false;
     }
-    if (inside)
-        return q;
+    return true;
+}
+
+/* The point of face f's sides nearest to x (q if none is nearer than infinity). */
+static physics__v3 poly__side_closest(const physics__poly *p, uint32_t f, physics__v3 x,
+                                      physics__v3 q)
+{
+    const uint8_t *fi = &p->face_index[p->face_first[f]];
+    const uint32_t count = p->face_count[f];
     physics__v3 best = q;
     float best_d = INFINITY;
     for (uint32_t k = 0; k < count; k++) {
-        const physics__v3 a = p->v[fi[k]], z = p->v[fi[(k + 1) % count]], e = v3_sub(z, a);
+        const physics__v3 a = p->v[fi[k]], e = v3_sub(p->v[fi[k + 1 < count ? k + 1 : 0]], a);
         const float ee = v3_dot(e, e);
         const float t = ee > 0.0f ? f_min(f_max(v3_dot(v3_sub(x, a), e) / ee, 0.0f), 1.0f) : 0.0f;
         const physics__v3 c = v3_add(a, v3_scale(e, t)), dx = v3_sub(x, c);
@@ -644,33 +659,82 @@ static physics__v3 poly__face_closest(const physics__poly *p, uint32_t f, physic
     return best;
 }
 
-physics__v3 physics__poly_closest(const physics__poly *p, physics__v3 x, float *sep, physics__v3 *n)
+/* What the rounding of a nearest point's distance may reach, about points a and b. */
+static float poly__tolerance(physics__v3 a, physics__v3 b)
 {
+    const float big = f_max(f_max(f_max(fabsf(a.x), fabsf(a.y)), f_max(fabsf(a.z), fabsf(b.x))),
+                            f_max(fabsf(b.y), fabsf(b.z)));
+    return POLY_NEAREST_TOL * (1.0f + big);
+}
+
+/* Whether x's foot on face f's plane (x s[f] in front of it, and s[g] of each face g's), which
+ * lies within f's polygon, is x's nearest point of p with no other face's nearest point measured
+ * as near: every other face x lies in front of is, along its normal, further behind the foot
+ * than the rounding of the distances could make up. (p lies behind f's plane, so a point y of it
+ * is sqrt(s^2 + |foot - y|^2) or more from x; a point of face g at least g's depth under it.) */
+static bool poly__foot_alone(const physics__poly *p, uint32_t f, physics__v3 x, const float *s)
+{
+    const float tol = poly__tolerance(x, x), near = 4.0f * tol * s[f] + 1e-6f * s[f] * s[f];
+    for (uint32_t g = 0; g < p->nf; g++) {
+        if (g == f || s[g] <= 0.0f)
+            continue;
+        const float depth = s[f] * v3_dot(p->n[g], p->n[f]) - s[g];
+        if (!(depth > tol && depth * depth > near + 4.0f * tol * depth))
+            return false;
+    }
+    return true;
+}
+
+/* physics__poly_closest, and the face x lies furthest in front of (*face). */
+static inline physics__v3 poly__closest(const physics__poly *p, physics__v3 x, float *sep,
+                                        physics__v3 *n, uint32_t *face)
+{
+    float s[PHYSICS_HULL_MAX_FACES];
     float most = -INFINITY;
     uint32_t fm = 0;
     for (uint32_t f = 0; f < p->nf; f++) {
-        const float s = v3_dot(p->n[f], x) - p->d[f];
-        if (s > most)
-            most = s, fm = f;
+        s[f] = v3_dot(p->n[f], x) - p->d[f];
+        if (s[f] > most)
+            most = s[f], fm = f;
     }
+    *face = fm;
     if (most <= 0.0f) {
         *sep = most;
         *n = p->n[fm];
         return x;
     }
-    physics__v3 best = x;
-    float best_d = INFINITY;
-    for (uint32_t f = 0; f < p->nf; f++) {
-        if (v3_dot(p->n[f], x) - p->d[f] <= 0.0f)
-            continue;
-        const physics__v3 c = poly__face_closest(p, f, x), dx = v3_sub(x, c);
-        if (v3_dot(dx, dx) < best_d)
-            best_d = v3_dot(dx, dx), best = c;
+    /* The foot on the face x lies furthest in front of: alone nearest (the way a point over a
+     * face mostly lies), or each face x lies in front of measured, the nearest first met, each
+     * face's point its foot within it or else the nearest of its sides'. */
+    const physics__v3 foot = v3_sub(x, v3_scale(p->n[fm], most));
+    const bool over = poly__over_face(p, fm, foot, 0.0f);
+    physics__v3 best = foot;
+    float best_d;
+    if (over && poly__foot_alone(p, fm, x, s)) {
+        const physics__v3 dx = v3_sub(x, foot);
+        best_d = v3_dot(dx, dx);
+    } else {
+        best = x, best_d = INFINITY;
+        for (uint32_t f = 0; f < p->nf; f++) {
+            if (s[f] <= 0.0f)
+                continue;
+            const physics__v3 q = f == fm ? foot : v3_sub(x, v3_scale(p->n[f], s[f]));
+            const bool within = f == fm ? over : poly__over_face(p, f, q, 0.0f);
+            const physics__v3 c = within ? q : poly__side_closest(p, f, x, q), dx = v3_sub(x, c);
+            if (v3_dot(dx, dx) < best_d)
+                best_d = v3_dot(dx, dx), best = c;
+        }
     }
     const float dist = sqrtf(best_d);
     *sep = dist;
     *n = dist > 1e-6f ? v3_scale(v3_sub(x, best), 1.0f / dist) : p->n[fm];
     return best;
+}
+
+physics__v3 physics__poly_closest(const physics__poly *p, physics__v3 x, float *sep, physics__v3 *n)
+{
+    uint32_t face;
+    return poly__closest(p, x, sep, n, &face);
 }
 
 /* ---- manifolds ---------------------------------------------------------------------------- */
@@ -1138,7 +1202,7 @@ void physics__round_segment(const physics__bodies *b, uint32_t i, physics__v3 *p
     }
 }
 
-float physics__segment_nearest_t(float (*slope)(const void *ctx, float t), const void *ctx)
+float physics__segment_nearest_t(float (*slope)(void *ctx, float t), void *ctx)
 {
     float lo = 0.0f, hi = 1.0f, t = 0.5f;
     for (int it = 0; it < 24; it++) {
@@ -1152,23 +1216,6 @@ float physics__segment_nearest_t(float (*slope)(const void *ctx, float t), const
             break;
     }
     return t;
-}
-
-/* A capsule's segment (p0 + t seg) beside polytope p. */
-typedef struct hull__segment {
-    const physics__poly *p;
-    physics__v3 p0, seg;
-} hull__segment;
-
-/* The slope along the segment of half the squared distance from the polytope at t (0 inside). */
-static float hull__segment_slope(const void *ctx, float t)
-{
-    const hull__segment *g = ctx;
-    const physics__v3 x = v3_add(g->p0, v3_scale(g->seg, t));
-    float s;
-    physics__v3 n;
-    const physics__v3 q = physics__poly_closest(g->p, x, &s, &n);
-    return v3_dot(v3_sub(x, q), g->seg);
 }
 
 /* The capsule (segment p0 p1, radius r) on face f of p, as manifold__capsule_face on a box's: the
@@ -1268,15 +1315,120 @@ static void hull__capsule_in(const physics__poly *p, physics__v3 p0, physics__v3
     hull__add(m, v3_sub(on_segment, v3_scale(edge_n, r + 0.5f * sep)), sep, 0x2000u + (uint32_t)edge);
 }
 
+/* A capsule's segment (p0 + t seg, radius r) beside polytope p, as the search for its point
+ * nearest p goes: the two ends of the interval left ([0] low, [1] high: where it was asked, the
+ * face that point lies furthest in front of and whether it lies deep over it, hull__deep_over:
+ * -1 not yet known), and the search's end when it needs no nearest point. */
+typedef struct hull__segment {
+    const physics__poly *p;
+    physics__v3 p0, p1, seg;
+    float r, margin, tol;
+    bool flip, tried;
+    physics__manifold_out *m;
+    float at[2];
+    uint32_t face[2];
+    int8_t deep[2], faces_none;
+    enum { HULL_SEARCHING, HULL_ON_FACE, HULL_FAR } end;
+} hull__segment;
+
+/* Whether point x lies deep over face f of p: in front of it by more than tol, its foot within
+ * f's polygon and tol from its sides, and every other face's normal well away from f's. Then x's
+ * nearest point of p is its foot on f, the way from it f's normal as near as makes no difference
+ * to which face physics__poly_round_manifold picks or whether it is within PHYSICS_CAPSULE_FACE
+ * of it; and so is any point between two such points (all points whose foot on f is nearest
+ * make a convex prism). */
+static bool hull__deep_over(const physics__poly *p, uint32_t f, physics__v3 x, float tol)
+{
+    const physics__v3 n = p->n[f];
+    const float s = v3_dot(n, x) - p->d[f];
+    if (!(s > tol) || !poly__over_face(p, f, v3_sub(x, v3_scale(n, s)), tol))
+        return false;
+    for (uint32_t g = 0; g < p->nf; g++)
+        if (g != f && !(v3_dot(p->n[g], n) < HULL_APART_NORMALS))
+            return false;
+    return true;
+}
+
+/* When both ends of g's interval lie deep over one face (hull__deep_over), so does where the
+ * search would end, and its outcome is the capsule on that face (hull__capsule_face) whatever
+ * point it found, if that adds any: then true, the points added. */
+static bool hull__segment_on_face(hull__segment *g)
+{
+    if (g->tried || g->face[0] != g->face[1])
+        return false;
+    /* (The end known already first: the other is asked only if that one lies deep.) */
+    const uint32_t first = g->deep[1] >= 0;
+    for (uint32_t e = 0; e < 2; e++) {
+        const uint32_t k = e ? !first : first;
+        if (g->deep[k] < 0)
+            g->deep[k] = hull__deep_over(g->p, g->face[k],
+                                         v3_add(g->p0, v3_scale(g->seg, g->at[k])), g->tol);
+        if (!g->deep[k])
+            return false;
+    }
+    g->tried = true;
+    return hull__capsule_face(g->p, g->face[0], g->p0, g->p1, g->r, g->margin, g->flip, g->m) > 0;
+}
+
+/* Whether no face of p would take the capsule g (hull__capsule_face; asked once a search). */
+static bool hull__segment_faces_none(hull__segment *g)
+{
+    if (g->faces_none < 0) {
+        physics__manifold_out none = {.count = 0};
+        g->faces_none = 1;
+        for (uint32_t f = 0; f < g->p->nf && g->faces_none; f++)
+            g->faces_none =
+                !hull__capsule_face(g->p, f, g->p0, g->p1, g->r, g->margin, g->flip, &none);
+    }
+    return g->faces_none;
+}
+
+/* The slope along the segment of half the squared distance from the polytope at t (0 inside);
+ * or not a number, which ends the search there (physics__segment_nearest_t), when its outcome is
+ * known without the nearest point: the capsule on a face (hull__segment_on_face), or nothing, the
+ * whole segment further than the radius and margin (the distance d(t) is convex along it: at
+ * least d + d'(t) (t' - t) anywhere in the interval left, which holds the nearest point) and no
+ * face that would take it. */
+static float hull__segment_slope(void *ctx, float t)
+{
+    hull__segment *g = ctx;
+    const physics__v3 x = v3_add(g->p0, v3_scale(g->seg, t));
+    float d;
+    physics__v3 n;
+    uint32_t face;
+    const physics__v3 q = poly__closest(g->p, x, &d, &n, &face);
+    const float slope = v3_dot(v3_sub(x, q), g->seg);
+    if (slope == 0.0f || !(d > 0.0f))
+        return slope;
+    const uint32_t k = slope > 0.0f;
+    g->at[k] = t, g->face[k] = face, g->deep[k] = -1;
+    if (hull__segment_on_face(g)) {
+        g->end = HULL_ON_FACE;
+        return NAN;
+    }
+    const float least = d + slope / d * (g->at[!k] - t);
+    if (least > g->r + g->margin + g->tol && hull__segment_faces_none(g)) {
+        g->end = HULL_FAR;
+        return NAN;
+    }
+    return slope;
+}
+
 void physics__poly_round_manifold(const physics__poly *p, bool flip, physics__v3 p0, physics__v3 p1,
                                   float r, float margin, physics__manifold_out *m)
 {
     /* Both ends past the same face's plane by more than the radius and margin: every ball below
      * is too (most balls and capsules near a hull in a pile are clear of it). */
     const float clear = r + margin + PHYSICS_PLANE_SLACK;
-    for (uint32_t f = 0; f < p->nf; f++)
-        if (f_min(v3_dot(p->n[f], p0), v3_dot(p->n[f], p1)) - p->d[f] > clear)
+    uint32_t over = 0;
+    float over_s = -INFINITY;
+    for (uint32_t f = 0; f < p->nf; f++) {
+        const float s = f_min(v3_dot(p->n[f], p0), v3_dot(p->n[f], p1)) - p->d[f];
+        if (s > clear)
             return;
+        if (s > over_s)
+            over_s = s, over = f;
+    }
     const physics__v3 seg = v3_sub(p1, p0);
     physics__v3 n, point;
     float sep;
@@ -1288,8 +1440,14 @@ void physics__poly_round_manifold(const physics__poly *p, bool flip, physics__v3
         hull__add(m, point, sep, 0x600u);
         return;
     }
-    const hull__segment g = {p, p0, seg};
+    /* The interval's ends, the segment's, over the face both lie furthest in front of. */
+    hull__segment g = {p, p0, p1, seg, r, margin, poly__tolerance(p0, p1), flip, false, m,
+                       {0.0f, 1.0f}, {over, over}, {-1, -1}, -1, HULL_SEARCHING};
+    if (hull__segment_on_face(&g))
+        return;
     const float t = physics__segment_nearest_t(hull__segment_slope, &g);
+    if (g.end != HULL_SEARCHING)
+        return;
     const physics__v3 x = v3_add(p0, v3_scale(seg, t));
     float dist;
     physics__poly_closest(p, x, &dist, &n);

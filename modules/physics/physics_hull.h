@@ -93,9 +93,10 @@ void physics__poly_manifold(const physics__poly *a, const physics__poly *b, floa
  * degrees). */
 #define PHYSICS_CAPSULE_FACE 0.998f
 /* The t in [0, 1] where a convex function of t, given by its slope, is least: halving [0, 1] on
- * the slope's sign (24 times: to 1e-7 of the range), or the first t where the slope is 0. A
- * capsule's segment's point nearest a box or hull (the slope of half the squared distance). */
-float physics__segment_nearest_t(float (*slope)(const void *ctx, float t), const void *ctx);
+ * the slope's sign (24 times: to 1e-7 of the range), or the first t where the slope is 0 (or not
+ * a number: a slope may end the search so, its context saying why). A capsule's segment's point
+ * nearest a box or hull (the slope of half the squared distance). */
+float physics__segment_nearest_t(float (*slope)(void *ctx, float t), void *ctx);
 /* A segment p0 p1 with radius r (a capsule; a ball when p0 == p1) against a polytope, as Box3D's
  * capsule against a hull: apart, by the segment's nearest point, or the segment clipped on the
  * face that point lies over (two points); going in, by the separating axes of segment and

@@ -173,7 +173,7 @@ typedef struct manifold__segment_beside {
  * did, crawls where the segment lies nearly along a face (each round moves t by the square of the
  * angle's sine): a capsule tipping over a box's edge kept a point near its middle while its
  * segment went 7 cm into the edge. */
-static float manifold__segment_box_slope(const void *ctx, float t)
+static float manifold__segment_box_slope(void *ctx, float t)
 {
     const manifold__segment_beside *b = ctx;
     float slope = 0.0f;
@@ -314,7 +314,7 @@ static void manifold__capsule_box(physics__v3 p0, physics__v3 p1, float r, const
         if (f_min(a0, a1) - x->h[k] > clear || -f_max(a0, a1) - x->h[k] > clear)
             return;
     }
-    const manifold__segment_beside beside = {&g, x->h};
+    manifold__segment_beside beside = {&g, x->h};
     const float t = physics__segment_nearest_t(manifold__segment_box_slope, &beside);
     float off[3];
     for (int k = 0; k < 3; k++) {
