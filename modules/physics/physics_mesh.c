@@ -649,11 +649,14 @@ static void mesh__face_contact(mesh__collide *c, const physics__poly *tp, bool c
     }
 }
 
-/* The point of triangle v[0..2] nearest to p (Ericson, Real-Time Collision Detection, 5.1.5). */
-static physics__v3 mesh__closest(const physics__v3 *v, physics__v3 p)
+/* The point of triangle v[0..2] nearest to p (Ericson, Real-Time Collision Detection, 5.1.5);
+ * *face whether it lies inside the triangle (p's own foot on its plane), not on an edge or
+ * corner. */
+static physics__v3 mesh__closest(const physics__v3 *v, physics__v3 p, bool *face)
 {
     const physics__v3 a = v[0], b = v[1], cc = v[2];
     const physics__v3 ab = v3_sub(b, a), ac = v3_sub(cc, a), ap = v3_sub(p, a);
+    *face = false;
     const float d1 = v3_dot(ab, ap), d2 = v3_dot(ac, ap);
     if (d1 <= 0.0f && d2 <= 0.0f)
         return a;
@@ -674,37 +677,66 @@ static physics__v3 mesh__closest(const physics__v3 *v, physics__v3 p)
     const float va = d3 * d6 - d5 * d4;
     if (va <= 0.0f && (d4 - d3) >= 0.0f && (d5 - d6) >= 0.0f)
         return v3_add(b, v3_scale(v3_sub(cc, b), (d4 - d3) / ((d4 - d3) + (d5 - d6))));
+    *face = true;
     const float den = 1.0f / (va + vb + vc);
     return v3_add(a, v3_add(v3_scale(ab, vb * den), v3_scale(ac, vc * den)));
 }
 
+/* A capsule's segment (p0 + t seg) beside triangle v[0..2]. */
+typedef struct mesh__segment {
+    const physics__v3 *v;
+    physics__v3 p0, seg;
+} mesh__segment;
+
+/* The slope along the segment of half the squared distance from the triangle at t. */
+static float mesh__segment_slope(const void *ctx, float t)
+{
+    const mesh__segment *g = ctx;
+    const physics__v3 x = v3_add(g->p0, v3_scale(g->seg, t));
+    bool face;
+    return v3_dot(v3_sub(x, mesh__closest(g->v, x, &face)), g->seg);
+}
+
 /* A ball or capsule against a triangle with an open or ridge edge: the segment's ends and its
- * point nearest the triangle (found by projecting back and forth), each as a ball; the normal
- * from the triangle (its face's when a centre lies on it). */
+ * point nearest the triangle, each as a ball; the normal from the triangle (its face's when a
+ * centre lies on it). The nearest point is found by halving the segment on the slope of the
+ * distance (physics__segment_nearest_t), and only where the slopes at the ends say it lies
+ * between them (the distance from a triangle is convex along a line). Projecting back and forth
+ * between segment and triangle, as this did, crawls where the segment lies nearly along the
+ * face: a capsule tipping off a ledge kept the middle of its segment and missed the edge under it
+ * (found 20 cm clear while 2 cm into it). */
 static void mesh__round(const mesh__collide *c, const physics__poly *tp, physics__manifold_out *o)
 {
     const physics__v3 seg = v3_sub(c->p1, c->p0);
     const float ss = v3_dot(seg, seg);
-    float t = 0.5f;
-    if (ss > 1e-12f)
-        for (int it = 0; it < 4; it++) {
-            const physics__v3 q = mesh__closest(tp->v, v3_add(c->p0, v3_scale(seg, t)));
-            const float next = f_min(f_max(v3_dot(v3_sub(q, c->p0), seg) / ss, 0.0f), 1.0f);
-            if (next == t)
-                break; /* a fixed point: the iterations left would give it again */
-            t = next;
+    physics__v3 x[3] = {c->p0, c->p1}, q[3];
+    bool face[3];
+    q[0] = mesh__closest(tp->v, x[0], &face[0]);
+    uint32_t used = 1;
+    if (ss > 1e-12f) {
+        q[1] = mesh__closest(tp->v, x[1], &face[1]);
+        used = 2;
+        if (v3_dot(v3_sub(x[0], q[0]), seg) < 0.0f && v3_dot(v3_sub(x[1], q[1]), seg) > 0.0f) {
+            const mesh__segment g = {tp->v, c->p0, seg};
+            const float t = physics__segment_nearest_t(mesh__segment_slope, &g);
+            if (t > 0.05f && t < 0.95f) {
+                x[2] = v3_add(c->p0, v3_scale(seg, t));
+                q[2] = mesh__closest(tp->v, x[2], &face[2]);
+                used = 3;
+            }
         }
-    const float ts[3] = {0.0f, 1.0f, t};
-    const uint32_t used = ss <= 1e-12f ? 1 : (t > 0.05f && t < 0.95f ? 3 : 2);
+    }
     for (uint32_t k = 0; k < used; k++) {
-        const physics__v3 x = v3_add(c->p0, v3_scale(seg, ts[k]));
-        const physics__v3 q = mesh__closest(tp->v, x), d = v3_sub(x, q);
+        const physics__v3 d = v3_sub(x[k], q[k]);
         const float dist = v3_len(d);
         /* Behind the face: pushed out through its front, by its depth. */
         const float side = v3_dot(d, tp->n[0]);
-        /* Behind its plane but clear of the triangle itself (past an edge): no contact. Taken
-         * for a depth, a far triangle's plane pushed a ball metres out. */
-        if (side <= 0.0f && dist > c->radius + c->margin)
+        /* Behind its plane but clear of the triangle itself (past an edge, or further than the
+         * ball reaches): no contact. Taken for a depth, a far triangle's plane pushed a ball
+         * metres out; and a ball past an edge, behind the plane, is beside the triangle, not in
+         * it: a capsule lying across a ledge, its segment behind the wall's plane over the wall's
+         * top edge, was pushed off the ledge 20 cm deep. */
+        if (side <= 0.0f && (!face[k] || dist > c->radius + c->margin))
             continue;
         const physics__v3 n = dist > 1e-6f && side > 0.0f ? v3_scale(d, 1.0f / dist) : tp->n[0];
         const float sep = (side > 0.0f ? dist : -dist) - c->radius;
@@ -714,7 +746,7 @@ static void mesh__round(const mesh__collide *c, const physics__poly *tp, physics
             o->normal = n;
         if (o->count < PHYSICS_MANIFOLD_MAX_CLIP)
             o->p[o->count++] = (physics__manifold_point){
-                v3_sub(x, v3_scale(n, c->radius + 0.5f * sep)), sep, 0x600u + k};
+                v3_sub(x[k], v3_scale(n, c->radius + 0.5f * sep)), sep, 0x600u + k};
     }
 }
 
