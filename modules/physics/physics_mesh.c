@@ -719,11 +719,11 @@ static void mesh__round(const mesh__collide *c, const physics__poly *tp, physics
         if (v3_dot(v3_sub(x[0], q[0]), seg) < 0.0f && v3_dot(v3_sub(x[1], q[1]), seg) > 0.0f) {
             const mesh__segment g = {tp->v, c->p0, seg};
             const float t = physics__segment_nearest_t(mesh__segment_slope, &g);
-            if (t > 0.05f && t < 0.95f) {
-                x[2] = v3_add(c->p0, v3_scale(seg, t));
-                q[2] = mesh__closest(tp->v, x[2], &face[2]);
-                used = 3;
-            }
+            /* Near an end it takes that end's place (as a third ball it held little more; left
+             * out, the segment over a ledge's edge went 3 cm into it). */
+            const uint32_t k = t <= 0.05f ? 0u : t >= 0.95f ? 1u : used++;
+            x[k] = v3_add(c->p0, v3_scale(seg, t));
+            q[k] = mesh__closest(tp->v, x[k], &face[k]);
         }
     }
     for (uint32_t k = 0; k < used; k++) {
