@@ -716,7 +716,14 @@ static void mesh__round(const mesh__collide *c, const physics__poly *tp, physics
     if (ss > 1e-12f) {
         q[1] = mesh__closest(tp->v, x[1], &face[1]);
         used = 2;
-        if (v3_dot(v3_sub(x[0], q[0]), seg) < 0.0f && v3_dot(v3_sub(x[1], q[1]), seg) > 0.0f) {
+        const physics__v3 d0 = v3_sub(x[0], q[0]), d1 = v3_sub(x[1], q[1]);
+        const float s0 = v3_dot(d0, seg), s1 = v3_dot(d1, seg);
+        /* The squared distance is convex too: it lies over its tangents at the ends, whose
+         * crossing bounds it from below. Past the ball's reach there (most triangles under a
+         * capsule's box, off to its side), the segment's middle cannot touch: no halving. */
+        const float g0 = v3_dot(d0, d0), g1 = v3_dot(d1, d1), reach = c->radius + c->margin;
+        if (s0 < 0.0f && s1 > 0.0f &&
+            g0 * s1 - g1 * s0 + 2.0f * s0 * s1 <= reach * reach * (s1 - s0) * 1.001f) {
             const mesh__segment g = {tp->v, c->p0, seg};
             const float t = physics__segment_nearest_t(mesh__segment_slope, &g);
             /* Near an end it takes that end's place (as a third ball it held little more; left
