@@ -604,8 +604,19 @@ typedef struct mesh__collide {
     bool *face; /* per found manifold: along its triangle's face normal */
 } mesh__collide;
 
+/* Whether a ball or capsule lies wholly behind the triangle's plane: one-sided, the triangle
+ * does not push it through to its front, however near (within the margin) it comes from behind.
+ * (A box or hull: poly__flat_manifold's back-facing axes; mesh__face_contact.) */
+static inline bool mesh__round_behind(const mesh__collide *c, const physics__poly *tp)
+{
+    const physics__v3 n = tp->n[0];
+    return f_max(v3_dot(n, c->p0), v3_dot(n, c->p1)) + c->radius < tp->d[0];
+}
+
 /* Triangle t along its face normal only: the body's face clipped to it (with corners_only, just
- * the body's own corners over it), or a ball's or capsule's ends over it. */
+ * the body's own corners over it), or a ball's or capsule's ends over it; nothing for a body
+ * wholly behind its plane. Taken for one sunk into it, a crate on the ground 1 cm under a mesh
+ * shelf was pushed out through the shelf's top, 1 m up. */
 static void mesh__face_contact(mesh__collide *c, const physics__poly *tp, bool corners_only,
                                physics__manifold_out *o)
 {
@@ -613,10 +624,13 @@ static void mesh__face_contact(mesh__collide *c, const physics__poly *tp, bool c
     o->count = 0;
     o->normal = n;
     if (c->poly) {
-        float least = INFINITY;
-        for (uint32_t k = 0; k < c->other_poly->nv; k++)
-            least = f_min(least, v3_dot(n, c->other_poly->v[k]));
-        if (least - tp->d[0] > c->margin)
+        float least = INFINITY, most = -INFINITY;
+        for (uint32_t k = 0; k < c->other_poly->nv; k++) {
+            const float h = v3_dot(n, c->other_poly->v[k]);
+            least = f_min(least, h);
+            most = f_max(most, h);
+        }
+        if (least - tp->d[0] > c->margin || most < tp->d[0])
             return;
         physics__poly_faces(tp, 0, c->other_poly, n, c->margin, 0, o);
         if (!corners_only)
@@ -630,6 +644,8 @@ static void mesh__face_contact(mesh__collide *c, const physics__poly *tp, bool c
         o->count = kept;
         return;
     }
+    if (mesh__round_behind(c, tp))
+        return;
     const bool ball = v3_dot(v3_sub(c->p1, c->p0), v3_sub(c->p1, c->p0)) < 1e-12f;
     for (int e = 0; e < (ball ? 1 : 2); e++) {
         const physics__v3 x = e ? c->p1 : c->p0;
@@ -707,6 +723,8 @@ static float mesh__segment_slope(const void *ctx, float t)
  * (found 20 cm clear while 2 cm into it). */
 static void mesh__round(const mesh__collide *c, const physics__poly *tp, physics__manifold_out *o)
 {
+    if (mesh__round_behind(c, tp))
+        return;
     const physics__v3 seg = v3_sub(c->p1, c->p0);
     const float ss = v3_dot(seg, seg);
     physics__v3 x[3] = {c->p0, c->p1}, q[3];
