@@ -712,9 +712,9 @@ static float mesh__segment_slope(const void *ctx, float t)
  * centre lies on it). The nearest point is found by halving the segment on the slope of the
  * distance (physics__segment_nearest_t), and only where the slopes at the ends say it lies
  * between them (the distance from a triangle is convex along a line). Projecting back and forth
- * between segment and triangle, as this did, crawls where the segment lies nearly along the
- * face: a capsule tipping off a ledge kept the middle of its segment and missed the edge under it
- * (found 20 cm clear while 2 cm into it). */
+ * between segment and triangle (4 times), as this did, crawls where the segment lies nearly along
+ * the face: it stopped near the middle of a capsule tipping off a ledge, which went 6 cm into the
+ * ledge's edge (test_physics_mesh_round). */
 static void mesh__round(const mesh__collide *c, const physics__poly *tp, physics__manifold_out *o)
 {
     const physics__v3 seg = v3_sub(c->p1, c->p0);
@@ -736,8 +736,8 @@ static void mesh__round(const mesh__collide *c, const physics__poly *tp, physics
             g0 * s1 - g1 * s0 + 2.0f * s0 * s1 <= reach * reach * (s1 - s0) * 1.001f) {
             const mesh__segment g = {tp->v, c->p0, seg};
             const float t = physics__segment_nearest_t(mesh__segment_slope, &g);
-            /* Near an end it takes that end's place (as a third ball it held little more; left
-             * out, the segment over a ledge's edge went 3 cm into it). */
+            /* Near an end it takes that end's place (left out, as the third ball was, a capsule
+             * whose end just passed a ledge's edge was found 3 cm shallower than it lay). */
             const uint32_t k = t <= 0.05f ? 0u : t >= 0.95f ? 1u : used++;
             x[k] = v3_add(c->p0, v3_scale(seg, t));
             q[k] = mesh__closest(tp->v, x[k], &face[k]);
@@ -809,10 +809,9 @@ static bool mesh__near_plane(mesh__collide *c, uint32_t t, physics__v3 *n_out, f
     if (!c->poly) {
         const float h0 = v3_dot(n, c->p0), h1 = v3_dot(n, c->p1);
         /* A ball or capsule wholly behind the plane: one-sided, the triangle does not push it
-         * through to its front, however near (within the margin) it comes from behind
-         * (mesh__round, mesh__face_contact; a box or hull: mesh__face_contact, and the full
-         * test's back-facing axes). A capsule on the ground 1 cm under a mesh shelf was pushed
-         * out through the shelf's top. */
+         * through to its front, however near it comes from behind (a box or hull:
+         * mesh__face_contact, and the full test's back-facing axes). Within the margin, a
+         * capsule on the ground 1 cm under a mesh shelf was pushed out through the shelf's top. */
         if (f_max(h0, h1) + c->radius < d)
             return false;
         lowest = f_min(h0, h1) - c->radius;

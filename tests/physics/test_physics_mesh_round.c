@@ -1,8 +1,9 @@
-/* Capsules against mesh triangles with an open or ridge edge (physics_mesh.c, mesh__round): a
- * capsule (a limb, a log) lying across a ledge's edge, across a ridge or in a crease, tipping off
- * a ledge. Its manifold must measure what the exact nearest points of segment and mesh give
- * (found by brute force along the segment), and a capsule must not sink into an edge nor be
- * kicked off one. Without the kernel, serial and on two threads. */
+/* Bodies against mesh triangles' edges and backs (physics_mesh.c). A capsule (a limb, a log) lying
+ * across a ledge's edge, across a ridge or in a crease, tipping off a ledge: its manifold must
+ * measure what the exact nearest points of segment and mesh give (found by brute force along the
+ * segment), and it must not sink into an edge (mesh__round). A crate or log under a mesh shelf is
+ * not pulled up through it; a board over a tiled floor keeps its deepest corner at the floor's
+ * border. Without the kernel, serial and on two threads. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
