@@ -166,8 +166,9 @@ typedef struct ct_world_api_v1 {
      * The module also does this for every world once per frame (its frame_end hook). */
     void (*collect_garbage)(ct_world_o *world);
     /* Queues the script callback `callback` (e.g. "on_collision", copied, at most 63 bytes) for
-     * `entity` with n numbers (copied, n <= 16). Returns 0, CT_ERR_INVALID for bad arguments,
-     * CT_ERR_FULL when the queue holds 2 GB, or CT_ERR_NOMEM. */
+     * `entity` with n numbers (copied, n <= 16). A queue nobody runs (World.run_callbacks) keeps
+     * at most 4 MB: past that its older half is dropped, with a warning logged once until the
+     * next run. Returns 0, CT_ERR_INVALID for bad arguments, or CT_ERR_NOMEM. */
     int (*queue_callback)(ct_world_o *world, ct_entity_t entity, const char *callback,
                           const double *args, uint32_t n);
 } ct_world_api_v1;
@@ -199,8 +200,9 @@ typedef struct ct_world_api_v2 {
     /* Runs the `gc` of every lazily collected manager of the world (see ct_component_type_t). */
     void (*collect_garbage)(ct_world_o *world);
     /* Queues the script callback `callback` (e.g. "on_collision", copied, at most 63 bytes) for
-     * `entity` with n numbers (copied, n <= 16). Returns 0, CT_ERR_INVALID for bad arguments,
-     * CT_ERR_FULL when the queue holds 2 GB, or CT_ERR_NOMEM. */
+     * `entity` with n numbers (copied, n <= 16). A queue nobody runs (World.run_callbacks) keeps
+     * at most 4 MB: past that its older half is dropped, with a warning logged once until the
+     * next run. Returns 0, CT_ERR_INVALID for bad arguments, or CT_ERR_NOMEM. */
     int (*queue_callback)(ct_world_o *world, ct_entity_t entity, const char *callback,
                           const double *args, uint32_t n);
     /* The live worlds: world_at(i) for i < world_count(), or NULL past the end. The order

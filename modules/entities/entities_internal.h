@@ -106,6 +106,7 @@ typedef struct entities_world_t {
     ct_world_o *handle;
     uint32_t run_serial; /* names the run in progress; 0 when none */
     uint32_t runs;       /* runs started, for the next serial */
+    bool dropping;       /* the queue dropped callbacks since the last run (entities_world.c) */
 } entities_world_t;
 
 typedef struct entities_world_slot_t {

@@ -154,17 +154,25 @@ static bool compile_locks(const ct_data_o *src, uint32_t *locks, ct_compile_ctx_
     }
     int k = 0;
     for (const ct_data_o *c = data->first_child(v); c; c = data->next(c), k++) {
+        /* (A number or an array read '"?" is not an axis', naming nothing that was written.) */
+        if (data->type(c) != CT_DATA_STRING) {
+            physics__m.resource->compile_error(ctx,
+                                               "body.lock[%d]: must be an axis name, a string (x, "
+                                               "y, z, rotate_x, rotate_y, rotate_z)",
+                                               k);
+            return false;
+        }
         const char *s = data->string(c, NULL);
         uint32_t bit = 0;
-        for (uint32_t n = 0; s && n < 6; n++)
+        for (uint32_t n = 0; n < 6; n++)
             if (strcmp(s, names[n]) == 0)
                 bit = 1u << n;
         if (!bit) {
-            const char *near = s ? physics__m.resource->nearest_name(s, names, 6) : NULL;
+            const char *near = physics__m.resource->nearest_name(s, names, 6);
             physics__m.resource->compile_error(ctx,
                                                "body.lock[%d]: \"%s\" is not an axis (x, y, z, "
                                                "rotate_x, rotate_y, rotate_z)%s%s%s",
-                                               k, s ? s : "?", near ? "; did you mean \"" : "",
+                                               k, s, near ? "; did you mean \"" : "",
                                                near ? near : "", near ? "\"?" : "");
             return false;
         }

@@ -21,8 +21,8 @@ char captured[16384];
 static const test_world_t *booted;
 
 /* What the running test made (physics_test_begin empties it, physics_test_end releases it): its
- * entities, and the resources it loaded (type, name); and the entities with bodies in the
- * booted world when it began, sorted. */
+ * entities, and the resources it loaded (type, name); the entities with bodies in the booted
+ * world when it began, sorted; and the worlds live then. */
 static struct {
     ct_entity_t *entities;
     uint32_t entity_count, entity_cap;
@@ -30,6 +30,8 @@ static struct {
     uint32_t load_count, load_cap;
     uint32_t *had;
     uint32_t had_count;
+    ct_world_o **worlds;
+    uint32_t world_count;
 } made;
 
 static int cmp_u32(const void *a, const void *b)
@@ -77,13 +79,45 @@ static void made_load(const char *type, const char *name)
     made.load_count++;
 }
 
+/* The worlds live now, into a new array (*count of them). */
+static ct_world_o **live_worlds(uint32_t *count)
+{
+    const ct_world_api_v2 *w2 = test_kernel_api(CT_WORLD_API, 2);
+    assert_non_null(w2);
+    *count = w2->world_count();
+    ct_world_o **live = malloc((*count + 1u) * sizeof *live);
+    assert_non_null(live);
+    for (uint32_t k = 0; k < *count; k++)
+        live[k] = w2->world_at(k);
+    return live;
+}
+
 int physics_test_begin(void **state)
 {
     (void)state;
     made.entity_count = made.load_count = 0;
     free(made.had);
     made.had = world_bodies(&made.had_count);
+    free(made.worlds);
+    made.worlds = live_worlds(&made.world_count);
     return 0;
+}
+
+/* Destroys the worlds the test made and left (a test that fails stops before its own
+ * destroy_world): with them their bodies, which the next test's counts would see, and their
+ * memory, which the group's leak check at shutdown would blame on the last test. */
+static void destroy_made_worlds(void)
+{
+    uint32_t count;
+    ct_world_o **now = live_worlds(&count);
+    for (uint32_t k = 0; k < count; k++) {
+        bool had = false;
+        for (uint32_t h = 0; h < made.world_count && !had; h++)
+            had = now[k] == made.worlds[h];
+        if (!had)
+            worlds->destroy_world(now[k]);
+    }
+    free(now);
 }
 
 int physics_test_end(void **state)
@@ -105,6 +139,7 @@ int physics_test_end(void **state)
     for (uint32_t k = made.load_count; k-- > 0;)
         if (booted->resource->get(made.loads[k][0], made.loads[k][1]))
             booted->resource->unload(made.loads[k][0], made.loads[k][1]);
+    destroy_made_worlds();
     made.entity_count = made.load_count = 0;
     return 0;
 }

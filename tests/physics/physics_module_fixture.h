@@ -48,11 +48,12 @@ int physics_load(const char *type, const char *name, const char *source);
 int physics_spawn(const char *name, const char *source, ct_entity_t *e, int max);
 
 /* A test's own set-up and teardown (cmocka_unit_test_setup_teardown(test, physics_test_begin,
- * physics_test_end)): what a test made through physics_body, physics_load and physics_spawn, and
- * every entity that got a body in the booted world, is destroyed or unloaded after it whether it
- * passed or failed, and the log goes back to its own sink; so a failing test leaves no bodies, levels or log capture to the tests after it (a level
- * left loaded was handed, unchanged, to the next test loading another source of the same name).
- * What the group's set-up made before the first test stays. */
+ * physics_test_end)): what a test made through physics_body, physics_load and physics_spawn,
+ * every entity that got a body in the booted world, and every world it created and left, is
+ * destroyed or unloaded after it whether it passed or failed, and the log goes back to its own
+ * sink; so a failing test leaves no bodies, worlds, levels or log capture to the tests after it
+ * (a level left loaded was handed, unchanged, to the next test loading another source of the same
+ * name). What the group's set-up made before the first test stays. */
 int physics_test_begin(void **state);
 int physics_test_end(void **state);
 #define physics_test(f) cmocka_unit_test_setup_teardown(f, physics_test_begin, physics_test_end)

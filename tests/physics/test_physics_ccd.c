@@ -388,8 +388,8 @@ static void test_room_of_bullets(void **state)
                   off, on, hits, shared, (unsigned long long)hash);
     assert_int_equal(off, 7);
     assert_int_equal(on, 0);
-    assert_int_equal(hits, 110);
-    assert_true(hash == 0xc788e7df274742cbull);
+    assert_int_equal(hits, 124);
+    assert_true(hash == 0xd3693a42e56673b0ull);
     assert_int_equal(on2, on);
     assert_int_equal(hits2, hits);
     assert_true(hash2 == hash);

@@ -464,9 +464,6 @@ static void test_level_compiles_and_collides(void **state)
                      0);
     assert_int_equal(phys->position(world, e[1], p), 0);
     assert_float_equal(p[1], 0.5f, 0.01f);
-    worlds->destroy_world(world);
-    world = worlds->create_world(&(ct_world_desc_t){.name = "physics"});
-    assert_non_null(world);
     entity->destroy_batch(e, 4);
     resource->unload("level", "levels/drop");
 }
@@ -1150,6 +1147,52 @@ static void test_shapes_for_debug_drawing(void **state)
     entity->destroy_batch(e, 3);
 }
 
+/* A lock that is no axis name is refused naming the level, the entity, the element and what it
+ * must be, whatever was written there; a number or an array was named as the string "?" ('"?" is
+ * not an axis'), which is nothing the source holds. */
+static void test_bad_lock_named(void **state)
+{
+    (void)state;
+    log__set_sink(capture, NULL);
+    physics_level_refused("body.lock[1]: must be an axis name, a string", "levels/bad_lock", "raft",
+                          "transform = {} body = { rotates = true lock = [\"x\" 2] }");
+    physics_level_refused("body.lock[0]: must be an axis name, a string", "levels/bad_lock", "raft",
+                          "transform = {} body = { rotates = true lock = [[\"x\"]] }");
+    physics_level_refused("body.lock[0]: \"rotate_q\" is not an axis|did you mean",
+                          "levels/bad_lock", "raft",
+                          "transform = {} body = { rotates = true lock = [\"rotate_q\"] }");
+    log__set_sink(NULL, NULL);
+}
+
+/* The fixture's teardown (physics_test_end) destroys the worlds a test made and left: a test that
+ * fails stops at the failing assertion, before its own destroy_world, and its world (with its
+ * bodies and memory) was left to the tests after it and to the group's leak check at shutdown.
+ * test_leaves_a_world stands for such a test (it passes, but leaves its world as a failing one
+ * would); test_made_worlds_are_destroyed, next, finds the worlds as they were before it. */
+static uint32_t worlds_before;
+
+static void test_leaves_a_world(void **state)
+{
+    (void)state;
+    const ct_world_api_v2 *w2 = test_kernel_api(CT_WORLD_API, 2);
+    assert_non_null(w2);
+    worlds_before = w2->world_count();
+    ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = "left"});
+    assert_non_null(w);
+    physics_body(w, &(ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
+                                            .shape = CT_BODY_SPHERE,
+                                            .radius = 0.5f,
+                                            .mass = 1.0f});
+    assert_int_equal(w2->world_count(), worlds_before + 1);
+}
+
+static void test_made_worlds_are_destroyed(void **state)
+{
+    (void)state;
+    const ct_world_api_v2 *w2 = test_kernel_api(CT_WORLD_API, 2);
+    assert_int_equal(w2->world_count(), worlds_before);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1173,6 +1216,9 @@ int main(void)
         physics_test(test_level_rigid_fields),
         physics_test(test_quiet_world_still_sees_a_moved_transform),
         physics_test(test_shapes_for_debug_drawing),
+        physics_test(test_bad_lock_named),
+        physics_test(test_leaves_a_world),
+        physics_test(test_made_worlds_are_destroyed),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }
