@@ -18,7 +18,7 @@
  * (test_hull_pile_hash_is_pinned). */
 #define HULL_PILE_HASH 0x8438b1c1338bba02ull
 /* The same for the mixed shapes dropped on a wavy height field (test_mesh_pile_hash_is_pinned). */
-#define MESH_PILE_HASH 0xa61facdd53cfcfe1ull
+#define MESH_PILE_HASH 0x2147a87045a9482full
 
 /* The corners of a box of half extents h about c (k = x | y << 1 | z << 2, bit set: + side). */
 static void box_points(float c[3], float hx, float hy, float hz, float out[24])
