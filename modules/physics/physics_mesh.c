@@ -699,7 +699,7 @@ typedef struct mesh__segment {
 } mesh__segment;
 
 /* The slope along the segment of half the squared distance from the triangle at t. */
-static float mesh__segment_slope(const void *ctx, float t)
+static float mesh__segment_slope(void *ctx, float t)
 {
     const mesh__segment *g = ctx;
     const physics__v3 x = v3_add(g->p0, v3_scale(g->seg, t));
@@ -734,7 +734,7 @@ static void mesh__round(const mesh__collide *c, const physics__poly *tp, physics
         const float g0 = v3_dot(d0, d0), g1 = v3_dot(d1, d1), reach = c->radius + c->margin;
         if (s0 < 0.0f && s1 > 0.0f &&
             g0 * s1 - g1 * s0 + 2.0f * s0 * s1 <= reach * reach * (s1 - s0) * 1.001f) {
-            const mesh__segment g = {tp->v, c->p0, seg};
+            mesh__segment g = {tp->v, c->p0, seg};
             const float t = physics__segment_nearest_t(mesh__segment_slope, &g);
             /* Near an end it takes that end's place (left out, as the third ball was, a capsule
              * whose end just passed a ledge's edge was found 3 cm shallower than it lay). */
