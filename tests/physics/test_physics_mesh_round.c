@@ -66,33 +66,33 @@ static void rod_scene(physics__scene *s, const shape *sh)
     add(s, ROD, d);
 }
 
-/* The point of triangle v[0..2] nearest to p (Ericson, Real-Time Collision Detection, 5.1.5). */
+/* The point of segment a b nearest to p. */
+static physics__v3 nearest_on_edge(physics__v3 a, physics__v3 b, physics__v3 p)
+{
+    const physics__v3 d = v3_sub(b, a);
+    const float t = f_min(f_max(v3_dot(v3_sub(p, a), d) / v3_dot(d, d), 0.0f), 1.0f);
+    return v3_add(a, v3_scale(d, t));
+}
+
+/* The point of triangle v[0..2] nearest to p, worked out apart from the module's (Voronoi
+ * regions there): p's foot on the plane when it lies inside all three edges, else the nearest of
+ * the three edges' nearest points. */
 static physics__v3 nearest_on_triangle(const physics__v3 *v, physics__v3 p)
 {
-    const physics__v3 a = v[0], b = v[1], c = v[2];
-    const physics__v3 ab = v3_sub(b, a), ac = v3_sub(c, a), ap = v3_sub(p, a);
-    const float d1 = v3_dot(ab, ap), d2 = v3_dot(ac, ap);
-    if (d1 <= 0.0f && d2 <= 0.0f)
-        return a;
-    const physics__v3 bp = v3_sub(p, b);
-    const float d3 = v3_dot(ab, bp), d4 = v3_dot(ac, bp);
-    if (d3 >= 0.0f && d4 <= d3)
-        return b;
-    const float vc = d1 * d4 - d3 * d2;
-    if (vc <= 0.0f && d1 >= 0.0f && d3 <= 0.0f)
-        return v3_add(a, v3_scale(ab, d1 / (d1 - d3)));
-    const physics__v3 cp = v3_sub(p, c);
-    const float d5 = v3_dot(ab, cp), d6 = v3_dot(ac, cp);
-    if (d6 >= 0.0f && d5 <= d6)
-        return c;
-    const float vb = d5 * d2 - d1 * d6;
-    if (vb <= 0.0f && d2 >= 0.0f && d6 <= 0.0f)
-        return v3_add(a, v3_scale(ac, d2 / (d2 - d6)));
-    const float va = d3 * d6 - d5 * d4;
-    if (va <= 0.0f && (d4 - d3) >= 0.0f && (d5 - d6) >= 0.0f)
-        return v3_add(b, v3_scale(v3_sub(c, b), (d4 - d3) / ((d4 - d3) + (d5 - d6))));
-    const float den = 1.0f / (va + vb + vc);
-    return v3_add(a, v3_add(v3_scale(ab, vb * den), v3_scale(ac, vc * den)));
+    const physics__v3 n = v3_cross(v3_sub(v[1], v[0]), v3_sub(v[2], v[0]));
+    const physics__v3 foot = v3_sub(p, v3_scale(n, v3_dot(v3_sub(p, v[0]), n) / v3_dot(n, n)));
+    bool inside = true;
+    for (int k = 0; k < 3; k++)
+        inside &= v3_dot(v3_cross(v3_sub(v[(k + 1) % 3], v[k]), v3_sub(foot, v[k])), n) >= 0.0f;
+    if (inside)
+        return foot;
+    physics__v3 best = nearest_on_edge(v[0], v[1], p);
+    for (int k = 1; k < 3; k++) {
+        const physics__v3 q = nearest_on_edge(v[k], v[(k + 1) % 3], p);
+        if (v3_dot(v3_sub(q, p), v3_sub(q, p)) < v3_dot(v3_sub(best, p), v3_sub(best, p)))
+            best = q;
+    }
+    return best;
 }
 
 /* How far the capsule is from the mesh (negative: how deep in), exactly to a tenth of a mm: its
