@@ -235,16 +235,22 @@ void physics__world_inv_inertia(const physics__bodies *b, uint32_t i, float out[
 {
     const physics__quat q = b->rotation[i];
     const physics__v3 d = b->inv_inertia[i];
-    const physics__v3 c[3] = {quat_rotate(q, v3(1, 0, 0)), quat_rotate(q, v3(0, 1, 0)),
-                              quat_rotate(q, v3(0, 0, 1))};
-    for (int r = 0; r < 3; r++)
-        for (int k = 0; k < 3; k++) {
-            const bool locked = (b->locks[i] >> (3 + r) & 1u) || (b->locks[i] >> (3 + k) & 1u);
-            out[r * 3 + k] = locked ? 0.0f
-                                    : v3_get(c[0], r) * d.x * v3_get(c[0], k) +
-                                          v3_get(c[1], r) * d.y * v3_get(c[1], k) +
-                                          v3_get(c[2], r) * d.z * v3_get(c[2], k);
-        }
+    const physics__v3 c0 = quat_rotate(q, v3(1, 0, 0)), c1 = quat_rotate(q, v3(0, 1, 0)),
+                      c2 = quat_rotate(q, v3(0, 0, 1));
+    /* The body's axes in the world, as arrays: indexed by a loop counter, v3_get's choice of
+     * member was a branch per entry (a rigid body's nine entries are made every step). */
+    const float a0[3] = {c0.x, c0.y, c0.z}, a1[3] = {c1.x, c1.y, c1.z}, a2[3] = {c2.x, c2.y, c2.z};
+    for (int r = 0; r < 3; r++) {
+        const float x = a0[r] * d.x, y = a1[r] * d.y, z = a2[r] * d.z;
+        for (int k = 0; k < 3; k++)
+            out[r * 3 + k] = x * a0[k] + y * a1[k] + z * a2[k];
+    }
+    /* A locked rotation axis (bits 3..5) turns by nothing: its row and column are zero. */
+    const uint32_t locked = b->locks[i] >> 3 & 7u;
+    for (int r = 0; locked && r < 3; r++)
+        for (int k = 0; k < 3; k++)
+            if ((locked >> r & 1u) || (locked >> k & 1u))
+                out[r * 3 + k] = 0.0f;
 }
 
 physics__v3 physics__world_inv_inertia_times(const physics__bodies *b, uint32_t i, physics__v3 v)
