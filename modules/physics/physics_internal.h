@@ -909,9 +909,8 @@ typedef struct physics__rigid {
     struct physics__rigid_block *block;
     uint32_t num_blocks, cap_blocks, num_colours;
     uint32_t colour_start[PHYSICS_RIGID_COLOURS + 1]; /* each colour's first block */
-    uint32_t *overflow; /* contacts that found no colour, solved one by one first */
-    uint32_t num_overflow, cap_overflow;
-    physics__rigid_contact *overflow_contact; /* those contacts, whole */
+    uint32_t num_overflow; /* contacts that found no colour, solved one by one first */
+    physics__rigid_contact *overflow_contact; /* those contacts, whole (lane_of finds them) */
     uint32_t cap_overflow_contact;
     uint32_t *colour_of;
     uint32_t cap_colour_of, cap_used;

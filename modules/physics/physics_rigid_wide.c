@@ -293,8 +293,6 @@ void physics__rigid_wide_free(physics__scene *s)
     physics__rigid *r = &s->rigid;
     if (r->block)
         ct_free(s->a, r->block, (size_t)r->cap_blocks * sizeof *r->block);
-    if (r->overflow)
-        ct_free(s->a, r->overflow, (size_t)r->cap_overflow * sizeof *r->overflow);
     if (r->colour_of)
         ct_free(s->a, r->colour_of, (size_t)r->cap_colour_of * sizeof *r->colour_of);
     if (r->used)
@@ -318,10 +316,9 @@ void physics__rigid_wide_free(physics__scene *s)
     r->lanes = NULL;
     r->cap_lanes = 0;
     r->block = NULL;
-    r->overflow = NULL;
     r->colour_of = NULL;
     r->used = NULL;
-    r->cap_blocks = r->cap_overflow = r->cap_colour_of = r->cap_used = 0;
+    r->cap_blocks = r->cap_colour_of = r->cap_used = 0;
     r->num_blocks = r->num_overflow = r->num_colours = 0;
 }
 
@@ -584,8 +581,6 @@ int physics__rigid_wide_reserve(physics__scene *s, uint32_t n)
     const uint32_t slices = (n + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
     if (physics__reserve(s->a, (void **)&r->colour_of, &r->cap_colour_of, n + 1,
                          sizeof *r->colour_of) ||
-        physics__reserve(s->a, (void **)&r->overflow, &r->cap_overflow, n + 1,
-                         sizeof *r->overflow) ||
         physics__reserve(s->a, (void **)&r->lane_of, &r->cap_lane_of, n + 1, sizeof *r->lane_of) ||
         physics__reserve(s->a, (void **)&r->used, &r->cap_used, bodies + 1, sizeof *r->used) ||
         physics__reserve(s->a, (void **)&r->slice_lanes, &r->cap_slice_lanes,
@@ -631,8 +626,7 @@ void physics__rigid_wide_colour(physics__scene *s, const physics__keyed_pair *or
                 used[bodies] = 0;
                 r->slice_lanes[(size_t)(k / SOLVER_SLICE_PAIRS) * WIDE_COLOURS + colour]++;
             } else {
-                r->lane_of[k] = PHYSICS_WIDE_OVERFLOW | r->num_overflow;
-                r->overflow[r->num_overflow++] = k;
+                r->lane_of[k] = PHYSICS_WIDE_OVERFLOW | r->num_overflow++;
             }
         }
     }
