@@ -893,14 +893,16 @@ static void poly__contact(const physics__poly *a, const physics__poly *b, float 
  * of a's edge da (la its squared length) with b's edge directions d (dl2 their squared lengths),
  * made unit, and the two polytopes' gap along each (poly__gap: the axis turned to point from a to
  * b on the side where they are least deep). Bit i of the answer is set where direction i is
- * usable (not parallel to da); there gap[i] and ax*[i] hold the gap and the turned axis. Each
- * lane rounds as the scalar expressions (v3_cross, v3_len, v3_dot, poly__interval, poly__gap)
- * do, in the same order: the same bits as one axis at a time, a third of the time (a box has
- * three directions, the lanes' fourth unused; Jolt's pyramid of 8 edges two groups). */
+ * usable (not parallel to da); there gap[i] and ax*[i] hold the gap and the turned axis, and bit
+ * i of *apart is set where the gap is past the margin, of *back where the turned axis faces
+ * against a's front (dot(axis, front) < 0). Each lane rounds as the scalar expressions
+ * (v3_cross, v3_len, v3_dot, poly__interval, poly__gap) do, in the same order: the same bits as
+ * one axis at a time, a third of the time (a box has three directions, the lanes' fourth unused;
+ * Jolt's pyramid of 8 edges two groups). */
 static uint32_t poly__flat_edges(const physics__poly *a, const physics__poly *b, physics__v3 da,
                                  float la, float box_least, const float *dx, const float *dy,
-                                 const float *dz, const float *dl2, float *gap, float *axx,
-                                 float *axy, float *axz)
+                                 const float *dz, const float *dl2, float margin, uint32_t *apart,
+                                 uint32_t *back, float *gap, float *axx, float *axy, float *axz)
 {
     const f32x4 bx = f32x4_load(dx), by = f32x4_load(dy), bz = f32x4_load(dz);
     const f32x4 ax_ = f32x4_splat(da.x), ay_ = f32x4_splat(da.y), az_ = f32x4_splat(da.z);
@@ -914,6 +916,7 @@ static uint32_t poly__flat_edges(const physics__poly *a, const physics__poly *b,
                                            f32x4_sqrt(f32x4_mul(f32x4_splat(la), f32x4_load(dl2))));
     /* (len < least skips the axis; NaN never reaches here: inputs are checked.) */
     const uint32_t usable = ~mask32x4_bits(f32x4_greater(least, len)) & 15u;
+    *apart = *back = 0;
     if (!usable)
         return 0;
     ax = v3x4_scale(ax, f32x4_div(f32x4_splat(1.0f), len));
@@ -939,10 +942,16 @@ static uint32_t poly__flat_edges(const physics__poly *a, const physics__poly *b,
     /* poly__gap: lo_b - hi_a unless lo_a - hi_b is larger, then with the axis turned. */
     const f32x4 g1 = f32x4_sub(lo_b, hi_a), g2 = f32x4_sub(lo_a, hi_b);
     const mask32x4 turn = f32x4_greater(g2, g1);
-    f32x4_store(gap, f32x4_pick(turn, g2, g1));
-    f32x4_store(axx, f32x4_pick(turn, f32x4_negate(ax.x), ax.x));
-    f32x4_store(axy, f32x4_pick(turn, f32x4_negate(ax.y), ax.y));
-    f32x4_store(axz, f32x4_pick(turn, f32x4_negate(ax.z), ax.z));
+    const f32x4 g = f32x4_pick(turn, g2, g1);
+    const v3x4 axt = {f32x4_pick(turn, f32x4_negate(ax.x), ax.x),
+                      f32x4_pick(turn, f32x4_negate(ax.y), ax.y),
+                      f32x4_pick(turn, f32x4_negate(ax.z), ax.z)};
+    *apart = mask32x4_bits(f32x4_greater(g, f32x4_splat(margin)));
+    *back = mask32x4_bits(f32x4_greater(f32x4_splat(0.0f), poly__dot4(a->n[0], axt)));
+    f32x4_store(gap, g);
+    f32x4_store(axx, axt.x);
+    f32x4_store(axy, axt.y);
+    f32x4_store(axz, axt.z);
     return usable;
 }
 
@@ -1008,9 +1017,14 @@ static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, 
     }
     const uint32_t directions = b->box ? 3u : b->ne;
     /* b's edge directions and their squared lengths, once for the three edges of a, as lanes of
-     * four (the last group padded with a direction marked unused). */
+     * four (the last group padded with a direction marked unused: written first, then over). */
     enum { DIRS = (PHYSICS_HULL_MAX_EDGES + 3u) & ~3u };
     float dx[DIRS], dy[DIRS], dz[DIRS], dl2[DIRS];
+    const uint32_t last = (directions - 1u) & ~3u;
+    f32x4_store(dx + last, f32x4_splat(0.0f));
+    f32x4_store(dy + last, f32x4_splat(0.0f));
+    f32x4_store(dz + last, f32x4_splat(0.0f));
+    f32x4_store(dl2 + last, f32x4_splat(1.0f));
     for (uint32_t j = 0; j < directions; j++) {
         physics__v3 d;
         if (b->box) {
@@ -1021,8 +1035,6 @@ static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, 
         }
         dx[j] = d.x, dy[j] = d.y, dz[j] = d.z;
     }
-    for (uint32_t j = directions; j < ((directions + 3u) & ~3u); j++)
-        dx[j] = dy[j] = dz[j] = 0.0f, dl2[j] = 1.0f;
     for (uint32_t i = 0; i < a->ne; i++) {
         const physics__hull_edge *x = &a->edge[i];
         const physics__v3 da = v3_sub(a->v[x->v[1]], a->v[x->v[0]]);
@@ -1031,21 +1043,22 @@ static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, 
         const float box_least = 1e-5f * sqrtf(la);
         for (uint32_t j0 = 0; j0 < directions; j0 += 4u) {
             float gap[4], axx[4], axy[4], axz[4];
-            const uint32_t usable = poly__flat_edges(a, b, da, la, box_least, dx + j0, dy + j0,
-                                                     dz + j0, dl2 + j0, gap, axx, axy, axz);
-            for (uint32_t l = 0; l < 4u && j0 + l < directions; l++) {
+            uint32_t apart, back;
+            uint32_t usable = poly__flat_edges(a, b, da, la, box_least, dx + j0, dy + j0, dz + j0,
+                                               dl2 + j0, margin, &apart, &back, gap, axx, axy, axz);
+            if (directions - j0 < 4u)
+                usable &= (1u << (directions - j0)) - 1u;
+            if (usable & apart)
+                return;
+            /* The lanes in order, each as one axis at a time would be taken. */
+            for (uint32_t l = 0; usable >> l; l++) {
                 if (!(usable >> l & 1u))
                     continue;
                 const float s = gap[l];
-                if (s > margin)
-                    return;
-                const physics__v3 ax = v3(axx[l], axy[l], axz[l]);
-                if (v3_dot(ax, front) < 0.0f) {
+                if (back >> l & 1u)
                     behind = f_max(behind, s);
-                    continue;
-                }
-                if (s > edge)
-                    edge = s, ea = i, eb = j0 + l, edge_axis = ax;
+                else if (s > edge)
+                    edge = s, ea = i, eb = j0 + l, edge_axis = v3(axx[l], axy[l], axz[l]);
             }
         }
     }
