@@ -982,17 +982,27 @@ static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, 
     uint32_t fb = 0, ea = 0, eb = 0;
     physics__v3 edge_axis = v3(0, 1, 0);
     if (b->box) {
+        /* The three axes at once, as lanes (the fourth a copy of the third, unused), each rounded
+         * as the scalar v3_dot, f_min and f_max round: the same bits as one axis at a time. */
+        v3x4 axes;
+        f32x4_gather3(&b->axis[0].x, &b->axis[1].x, &b->axis[2].x, &b->axis[2].x, &axes.x, &axes.y,
+                      &axes.z);
+        const float h4[4] = {b->h[0], b->h[1], b->h[2], b->h[2]};
+        const f32x4 t0 = poly__dot4(a->v[0], axes), t1 = poly__dot4(a->v[1], axes),
+                    t2 = poly__dot4(a->v[2], axes), c = poly__dot4(b->c, axes), h = f32x4_load(h4);
+        /* Face 2k (+axis, plane c + h) and face 2k + 1 (-axis, plane -c + h). */
+        const f32x4 sp4 = f32x4_sub(f32x4_sub(poly__min4(poly__min4(t0, t1), t2), c), h),
+                    sm4 = f32x4_sub(f32x4_sub(c, f32x4_max(f32x4_max(t0, t1), t2)), h),
+                    margin4 = f32x4_splat(margin);
+        if (mask32x4_bits(mask32x4_or(f32x4_greater(sp4, margin4), f32x4_greater(sm4, margin4))) &
+            7u)
+            return;
+        float sps[4], sms[4], dots[4];
+        f32x4_store(sps, sp4);
+        f32x4_store(sms, sm4);
+        f32x4_store(dots, poly__dot4(front, axes));
         for (uint32_t k = 0; k < 3; k++) {
-            const physics__v3 ax = b->axis[k];
-            const float t0 = v3_dot(a->v[0], ax), t1 = v3_dot(a->v[1], ax),
-                        t2 = v3_dot(a->v[2], ax);
-            const float tlo = f_min(f_min(t0, t1), t2), thi = f_max(f_max(t0, t1), t2);
-            const float c = v3_dot(b->c, ax);
-            /* Face 2k (+axis, plane c + h) and face 2k + 1 (-axis, plane -c + h). */
-            const float sp = tlo - c - b->h[k], sm = c - thi - b->h[k];
-            if (sp > margin || sm > margin)
-                return;
-            const float dot = v3_dot(ax, front);
+            const float sp = sps[k], sm = sms[k], dot = dots[k];
             if (dot > 0.0f)
                 behind = f_max(behind, sp);
             else if (sp > face_b)
