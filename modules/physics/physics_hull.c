@@ -752,7 +752,7 @@ static uint32_t hull__clip(const physics__manifold_point *in, uint32_t n, physic
 {
     uint32_t m = 0;
     for (uint32_t k = 0; k < n && m + 2 <= room; k++) {
-        const physics__manifold_point *a = &in[k], *z = &in[(k + 1) % n];
+        const physics__manifold_point *a = &in[k], *z = &in[k + 1 < n ? k + 1 : 0];
         const float da = v3_dot(a->point, axis) - limit, dz = v3_dot(z->point, axis) - limit;
         if (da <= 0.0f)
             out[m++] = *a;
@@ -785,7 +785,7 @@ void physics__poly_faces(const physics__poly *r, uint32_t f, const physics__poly
     const uint8_t *fi = &r->face_index[r->face_first[f]];
     const uint32_t rc = r->face_count[f];
     for (uint32_t k = 0; k < rc && count; k++) {
-        const physics__v3 a = r->v[fi[k]], z = r->v[fi[(k + 1) % rc]];
+        const physics__v3 a = r->v[fi[k]], z = r->v[fi[k + 1 < rc ? k + 1 : 0]];
         physics__v3 s = v3_cross(v3_sub(z, a), n);
         s = v3_scale(s, 1.0f / v3_len(s));
         count =
