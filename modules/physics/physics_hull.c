@@ -579,16 +579,22 @@ void physics__poly_of(const physics__bodies *b, uint32_t i, physics__poly *p)
                       hy = quat_rotate(q, v3(0, b->half[i].y, 0)),
                       hz = quat_rotate(q, v3(0, 0, b->half[i].z));
     p->nv = 8, p->nf = 6, p->ne = 12;
+    /* Corner k is ((c -+ hx) -+ hy) -+ hz: the sums its corners share taken once (c + -h is
+     * c - h to the bit). */
+    physics__v3 cx[2], cxy[4];
+    cx[0] = v3_sub(c, hx), cx[1] = v3_add(c, hx);
+    for (uint32_t k = 0; k < 4; k++)
+        cxy[k] = (k & 2u) ? v3_add(cx[k & 1u], hy) : v3_sub(cx[k & 1u], hy);
     for (uint32_t k = 0; k < 8; k++)
-        p->v[k] = v3_add(v3_add(v3_add(c, (k & 1u) ? hx : v3_scale(hx, -1.0f)),
-                                (k & 2u) ? hy : v3_scale(hy, -1.0f)),
-                         (k & 4u) ? hz : v3_scale(hz, -1.0f));
+        p->v[k] = (k & 4u) ? v3_add(cxy[k & 3u], hz) : v3_sub(cxy[k & 3u], hz);
     const physics__v3 ax[3] = {quat_rotate(q, v3(1, 0, 0)), quat_rotate(q, v3(0, 1, 0)),
                                quat_rotate(q, v3(0, 0, 1))};
     const float h3[3] = {b->half[i].x, b->half[i].y, b->half[i].z};
-    for (uint32_t f = 0; f < 6; f++) {
-        p->n[f] = (f & 1u) ? v3_scale(ax[f / 2], -1.0f) : ax[f / 2];
-        p->d[f] = v3_dot(p->n[f], c) + h3[f / 2];
+    for (uint32_t k = 0; k < 3; k++) {
+        /* (The -axis face's dot is the +axis face's negated, to the bit.) */
+        const float along = v3_dot(ax[k], c);
+        p->n[2 * k] = ax[k], p->n[2 * k + 1] = v3_scale(ax[k], -1.0f);
+        p->d[2 * k] = along + h3[k], p->d[2 * k + 1] = -along + h3[k];
     }
     p->face_first = box_face_first, p->face_count = box_face_count;
     p->face_index = box_face_index, p->edge = box_edge;
