@@ -1347,7 +1347,8 @@ static void hull__capsule_in(const physics__poly *p, physics__v3 p0, physics__v3
 /* A capsule's segment (p0 + t seg, radius r) beside polytope p, as the search for its point
  * nearest p goes: the two ends of the interval left ([0] low, [1] high: where it was asked, the
  * face that point lies furthest in front of and whether it lies deep over it, hull__deep_over:
- * -1 not yet known), and the search's end when it needs no nearest point. */
+ * -1 not yet known), the search's end when it needs no nearest point, and the last t asked with
+ * its point's distance and way from p (the search ends on that t: not measured again). */
 typedef struct hull__segment {
     const physics__poly *p;
     physics__v3 p0, p1, seg;
@@ -1358,6 +1359,8 @@ typedef struct hull__segment {
     uint32_t face[2];
     int8_t deep[2], faces_none;
     enum { HULL_SEARCHING, HULL_ON_FACE, HULL_FAR } end;
+    float last_t, last_d;
+    physics__v3 last_n;
 } hull__segment;
 
 /* Whether point x lies deep over face f of p: in front of it by more than tol, its foot within
@@ -1426,6 +1429,7 @@ static float hull__segment_slope(void *ctx, float t)
     physics__v3 n;
     uint32_t face;
     const physics__v3 q = poly__closest(g->p, x, &d, &n, &face);
+    g->last_t = t, g->last_d = d, g->last_n = n;
     const float slope = v3_dot(v3_sub(x, q), g->seg);
     if (slope == 0.0f || !(d > 0.0f))
         return slope;
@@ -1471,15 +1475,18 @@ void physics__poly_round_manifold(const physics__poly *p, bool flip, physics__v3
     }
     /* The interval's ends, the segment's, over the face both lie furthest in front of. */
     hull__segment g = {p, p0, p1, seg, r, margin, poly__tolerance(p0, p1), flip, false, m,
-                       {0.0f, 1.0f}, {over, over}, {-1, -1}, -1, HULL_SEARCHING};
+                       {0.0f, 1.0f}, {over, over}, {-1, -1}, -1, HULL_SEARCHING, NAN, 0.0f,
+                       v3(0, 0, 0)};
     if (hull__segment_on_face(&g))
         return;
     const float t = physics__segment_nearest_t(hull__segment_slope, &g);
     if (g.end != HULL_SEARCHING)
         return;
     const physics__v3 x = v3_add(p0, v3_scale(seg, t));
-    float dist;
-    physics__poly_closest(p, x, &dist, &n);
+    float dist = g.last_d;
+    n = g.last_n;
+    if (!(t == g.last_t))
+        physics__poly_closest(p, x, &dist, &n);
     if (!(dist > 1e-6f)) {
         hull__capsule_in(p, p0, p1, r, margin, flip, m);
         return;
