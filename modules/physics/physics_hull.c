@@ -630,35 +630,86 @@ static float poly__support(const physics__poly *p, physics__v3 dir)
     return best;
 }
 
-/* Whether point q of face f's plane lies within its polygon, at least inset from each side. */
-static inline bool poly__over_face(const physics__poly *p, uint32_t f, physics__v3 q, float inset)
+/* Side k of face f as poly__over_face and poly__side_closest measure it: its first corner a, the
+ * way e to its last, e's squared length, and its outward normal in the face's plane as long as
+ * the side (e x n). */
+typedef struct poly__side {
+    physics__v3 a, e, out;
+    float ee;
+} poly__side;
+
+static inline poly__side poly__side_of(const physics__poly *p, uint32_t f, uint32_t k)
 {
-    const physics__v3 n = p->n[f];
     const uint8_t *fi = &p->face_index[p->face_first[f]];
     const uint32_t count = p->face_count[f];
+    const physics__v3 a = p->v[fi[k]], e = v3_sub(p->v[fi[k + 1 < count ? k + 1 : 0]], a);
+    return (poly__side){a, e, v3_cross(e, p->n[f]), v3_dot(e, e)};
+}
+
+/* The sides of a polytope's faces kept for a search that measures many points against it (a
+ * capsule's halving: up to 24), face f's made the first time it is asked (bit f of `made`), at
+ * its places in face_index; the same values made on the spot otherwise. */
+enum { POLY_SIDES = 64 };
+typedef struct poly__sides {
+    uint64_t made;
+    poly__side side[POLY_SIDES];
+} poly__sides;
+
+/* Room for p's sides in `sides`, or NULL when they do not fit (a hull of many faces). */
+static poly__sides *poly__sides_for(const physics__poly *p, poly__sides *sides)
+{
+    if (p->nf > 64u)
+        return NULL;
+    for (uint32_t f = 0; f < p->nf; f++)
+        if (p->face_first[f] + p->face_count[f] > POLY_SIDES)
+            return NULL;
+    sides->made = 0;
+    return sides;
+}
+
+/* Face f's kept sides (made now if not yet), or NULL without room for them. */
+static inline const poly__side *poly__face_sides(const physics__poly *p, poly__sides *sides,
+                                                 uint32_t f)
+{
+    if (!sides)
+        return NULL;
+    poly__side *s = &sides->side[p->face_first[f]];
+    if (!(sides->made >> f & 1u)) {
+        for (uint32_t k = 0; k < p->face_count[f]; k++)
+            s[k] = poly__side_of(p, f, k);
+        sides->made |= (uint64_t)1 << f;
+    }
+    return s;
+}
+
+/* Whether point q of face f's plane lies within its polygon, at least inset from each side. */
+static inline bool poly__over_face(const physics__poly *p, poly__sides *sides, uint32_t f,
+                                   physics__v3 q, float inset)
+{
+    const poly__side *kept = poly__face_sides(p, sides, f);
+    const uint32_t count = p->face_count[f];
     for (uint32_t k = 0; k < count; k++) {
-        const physics__v3 a = p->v[fi[k]], e = v3_sub(p->v[fi[k + 1 < count ? k + 1 : 0]], a);
-        /* (The side's outward normal is as long as the side.) */
-        const float out = v3_dot(v3_cross(e, n), v3_sub(q, a));
-        if (!(out <= 0.0f) || (inset > 0.0f && out * out < inset * inset * v3_dot(e, e)))
+        const poly__side s = kept ? kept[k] : poly__side_of(p, f, k);
+        const float out = v3_dot(s.out, v3_sub(q, s.a));
+        if (!(out <= 0.0f) || (inset > 0.0f && out * out < inset * inset * s.ee))
             return false;
     }
     return true;
 }
 
 /* The point of face f's sides nearest to x (q if none is nearer than infinity). */
-static physics__v3 poly__side_closest(const physics__poly *p, uint32_t f, physics__v3 x,
-                                      physics__v3 q)
+static physics__v3 poly__side_closest(const physics__poly *p, poly__sides *sides, uint32_t f,
+                                      physics__v3 x, physics__v3 q)
 {
-    const uint8_t *fi = &p->face_index[p->face_first[f]];
+    const poly__side *kept = poly__face_sides(p, sides, f);
     const uint32_t count = p->face_count[f];
     physics__v3 best = q;
     float best_d = INFINITY;
     for (uint32_t k = 0; k < count; k++) {
-        const physics__v3 a = p->v[fi[k]], e = v3_sub(p->v[fi[k + 1 < count ? k + 1 : 0]], a);
-        const float ee = v3_dot(e, e);
-        const float t = ee > 0.0f ? f_min(f_max(v3_dot(v3_sub(x, a), e) / ee, 0.0f), 1.0f) : 0.0f;
-        const physics__v3 c = v3_add(a, v3_scale(e, t)), dx = v3_sub(x, c);
+        const poly__side s = kept ? kept[k] : poly__side_of(p, f, k);
+        const float t =
+            s.ee > 0.0f ? f_min(f_max(v3_dot(v3_sub(x, s.a), s.e) / s.ee, 0.0f), 1.0f) : 0.0f;
+        const physics__v3 c = v3_add(s.a, v3_scale(s.e, t)), dx = v3_sub(x, c);
         if (v3_dot(dx, dx) < best_d)
             best_d = v3_dot(dx, dx), best = c;
     }
@@ -691,9 +742,10 @@ static bool poly__foot_alone(const physics__poly *p, uint32_t f, physics__v3 x, 
     return true;
 }
 
-/* physics__poly_closest, and the face x lies furthest in front of (*face). */
-static inline physics__v3 poly__closest(const physics__poly *p, physics__v3 x, float *sep,
-                                        physics__v3 *n, uint32_t *face)
+/* physics__poly_closest (p's sides kept in `sides` unless NULL), and the face x lies furthest in
+ * front of (*face). */
+static inline physics__v3 poly__closest(const physics__poly *p, poly__sides *sides, physics__v3 x,
+                                        float *sep, physics__v3 *n, uint32_t *face)
 {
     float s[PHYSICS_HULL_MAX_FACES];
     float most = -INFINITY;
@@ -713,7 +765,7 @@ static inline physics__v3 poly__closest(const physics__poly *p, physics__v3 x, f
      * face mostly lies), or each face x lies in front of measured, the nearest first met, each
      * face's point its foot within it or else the nearest of its sides'. */
     const physics__v3 foot = v3_sub(x, v3_scale(p->n[fm], most));
-    const bool over = poly__over_face(p, fm, foot, 0.0f);
+    const bool over = poly__over_face(p, sides, fm, foot, 0.0f);
     physics__v3 best = foot;
     float best_d;
     if (over && poly__foot_alone(p, fm, x, s)) {
@@ -725,8 +777,9 @@ static inline physics__v3 poly__closest(const physics__poly *p, physics__v3 x, f
             if (s[f] <= 0.0f)
                 continue;
             const physics__v3 q = f == fm ? foot : v3_sub(x, v3_scale(p->n[f], s[f]));
-            const bool within = f == fm ? over : poly__over_face(p, f, q, 0.0f);
-            const physics__v3 c = within ? q : poly__side_closest(p, f, x, q), dx = v3_sub(x, c);
+            const bool within = f == fm ? over : poly__over_face(p, sides, f, q, 0.0f);
+            const physics__v3 c = within ? q : poly__side_closest(p, sides, f, x, q),
+                              dx = v3_sub(x, c);
             if (v3_dot(dx, dx) < best_d)
                 best_d = v3_dot(dx, dx), best = c;
         }
@@ -740,7 +793,7 @@ static inline physics__v3 poly__closest(const physics__poly *p, physics__v3 x, f
 physics__v3 physics__poly_closest(const physics__poly *p, physics__v3 x, float *sep, physics__v3 *n)
 {
     uint32_t face;
-    return poly__closest(p, x, sep, n, &face);
+    return poly__closest(p, NULL, x, sep, n, &face);
 }
 
 /* ---- manifolds ---------------------------------------------------------------------------- */
@@ -1351,6 +1404,7 @@ static void hull__capsule_in(const physics__poly *p, physics__v3 p0, physics__v3
  * its point's distance and way from p (the search ends on that t: not measured again). */
 typedef struct hull__segment {
     const physics__poly *p;
+    poly__sides *sides;
     physics__v3 p0, p1, seg;
     float r, margin, tol;
     bool flip, tried;
@@ -1369,11 +1423,12 @@ typedef struct hull__segment {
  * to which face physics__poly_round_manifold picks or whether it is within PHYSICS_CAPSULE_FACE
  * of it; and so is any point between two such points (all points whose foot on f is nearest
  * make a convex prism). */
-static bool hull__deep_over(const physics__poly *p, uint32_t f, physics__v3 x, float tol)
+static bool hull__deep_over(const physics__poly *p, poly__sides *sides, uint32_t f, physics__v3 x,
+                            float tol)
 {
     const physics__v3 n = p->n[f];
     const float s = v3_dot(n, x) - p->d[f];
-    if (!(s > tol) || !poly__over_face(p, f, v3_sub(x, v3_scale(n, s)), tol))
+    if (!(s > tol) || !poly__over_face(p, sides, f, v3_sub(x, v3_scale(n, s)), tol))
         return false;
     for (uint32_t g = 0; g < p->nf; g++)
         if (g != f && !(v3_dot(p->n[g], n) < HULL_APART_NORMALS))
@@ -1393,7 +1448,7 @@ static bool hull__segment_on_face(hull__segment *g)
     for (uint32_t e = 0; e < 2; e++) {
         const uint32_t k = e ? !first : first;
         if (g->deep[k] < 0)
-            g->deep[k] = hull__deep_over(g->p, g->face[k],
+            g->deep[k] = hull__deep_over(g->p, g->sides, g->face[k],
                                          v3_add(g->p0, v3_scale(g->seg, g->at[k])), g->tol);
         if (!g->deep[k])
             return false;
@@ -1428,7 +1483,7 @@ static float hull__segment_slope(void *ctx, float t)
     float d;
     physics__v3 n;
     uint32_t face;
-    const physics__v3 q = poly__closest(g->p, x, &d, &n, &face);
+    const physics__v3 q = poly__closest(g->p, g->sides, x, &d, &n, &face);
     g->last_t = t, g->last_d = d, g->last_n = n;
     const float slope = v3_dot(v3_sub(x, q), g->seg);
     if (slope == 0.0f || !(d > 0.0f))
@@ -1474,7 +1529,9 @@ void physics__poly_round_manifold(const physics__poly *p, bool flip, physics__v3
         return;
     }
     /* The interval's ends, the segment's, over the face both lie furthest in front of. */
-    hull__segment g = {p, p0, p1, seg, r, margin, poly__tolerance(p0, p1), flip, false, m,
+    poly__sides room;
+    hull__segment g = {p, poly__sides_for(p, &room), p0, p1, seg, r, margin,
+                       poly__tolerance(p0, p1), flip, false, m,
                        {0.0f, 1.0f}, {over, over}, {-1, -1}, -1, HULL_SEARCHING, NAN, 0.0f,
                        v3(0, 0, 0)};
     if (hull__segment_on_face(&g))
