@@ -641,7 +641,7 @@ static bool rigid__turns(const physics__bodies *b, const physics__rigid_body *bo
 
 /* Whether the anchors of manifold g of bodies i and j (count points), recycled, are turned with
  * the bodies when its contact is made: it is an edge's or a corner's (one or two points: a body
- * pivots on them) and a body turned since it was found. Kept where they were found, for the 10
+ * pivots on them) between boxes and hulls, and a body turned since it was found. Kept where they were found, for the 10
  * degrees a manifold is recycled (RIGID_RECYCLE_COS2), their levers were those of the pose it was
  * found at: a crate rocking up onto its edge, its manifold found just before the top, was pushed
  * back by the floor as if it had not passed it, and fell back the way it came or balanced there
@@ -653,8 +653,11 @@ static bool rigid__turns(const physics__bodies *b, const physics__rigid_body *bo
 static bool rigid__turned_since(const physics__bodies *b, uint32_t i, uint32_t j,
                                 const physics__rigid_geo *g, uint32_t count)
 {
-    return count <= 2u && (memcmp(&b->rotation[i], &g->qa, sizeof g->qa) ||
-                           memcmp(&b->rotation[j], &g->qb, sizeof g->qb));
+    const bool flat = (b->shape[i] == CT_BODY_BOX || b->shape[i] == CT_BODY_HULL) &&
+                      (b->shape[j] == CT_BODY_BOX || b->shape[j] == CT_BODY_HULL);
+    return flat && count <= 2u &&
+           (memcmp(&b->rotation[i], &g->qa, sizeof g->qa) ||
+            memcmp(&b->rotation[j], &g->qb, sizeof g->qb));
 }
 
 /* Anchor r of body i, found when i's rotation was q, as i is now: a capsule's moved with the point
