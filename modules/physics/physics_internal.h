@@ -696,7 +696,8 @@ typedef struct physics__rigid_contact {
     uint32_t a, b, count, cached;
     uint32_t pair; /* its manifold's slot: where its geometry is (physics__rigid.geo) */
     uint32_t passes; /* of its normal rows per solver pass: more for an impact (physics_rigid.c) */
-    uint32_t turns;  /* 1: its anchors turn with the bodies every substep (a capsule's) */
+    uint32_t turns;  /* 1: its anchors turn with the bodies every substep (a capsule's); 2: were
+                      * turned once, to the step's start (physics_rigid.c, RIGID_ANCHORS_*) */
     physics__v3 normal, t1, t2;
     physics__v3 center_a;         /* the centre from a's centre (for the event's point) */
     physics__rigid_row f1, f2;    /* tangent rows at the centre (their masses unused) */

@@ -631,6 +631,35 @@ static bool rigid__turns(const physics__bodies *b, const physics__rigid_body *bo
     return capsule;
 }
 
+/* A contact's anchors (c->turns): fixed where its manifold was found, turned with the bodies at
+ * every substep (a capsule's: rigid__turns), or turned once, when the contact is made, to where
+ * the bodies are at the step's start (a recycled manifold whose bodies turned since it was found:
+ * rigid__turned_since). */
+#define RIGID_ANCHORS_FIXED 0u
+#define RIGID_ANCHORS_TURN 1u
+#define RIGID_ANCHORS_TURNED 2u
+
+/* Whether the anchors of manifold g of bodies i and j (count points), recycled, are turned with
+ * the bodies when its contact is made: it is an edge's or a corner's (one or two points: a body
+ * pivots on them) between boxes and hulls, and a body turned since it was found. Kept where they were found, for the 10
+ * degrees a manifold is recycled (RIGID_RECYCLE_COS2), their levers were those of the pose it was
+ * found at: a crate rocking up onto its edge, its manifold found just before the top, was pushed
+ * back by the floor as if it had not passed it, and fell back the way it came or balanced there
+ * (the demo's crate on its edge, 100 frames); let go 0.01 rad past the balance, a cube fell 8
+ * steps after a rigid body on that edge would (1 turned: test_crate_falls_off_its_edge). A face's
+ * anchors stay where they were found: they hold a tower's cubes as found (turned with them, a
+ * 20-cube tower leaning 2 mm a cube, test_leaning_tower_stands, toppled), and a settled pile
+ * keeps its bits. */
+static bool rigid__turned_since(const physics__bodies *b, uint32_t i, uint32_t j,
+                                const physics__rigid_geo *g, uint32_t count)
+{
+    const bool flat = (b->shape[i] == CT_BODY_BOX || b->shape[i] == CT_BODY_HULL) &&
+                      (b->shape[j] == CT_BODY_BOX || b->shape[j] == CT_BODY_HULL);
+    return flat && count <= 2u &&
+           (memcmp(&b->rotation[i], &g->qa, sizeof g->qa) ||
+            memcmp(&b->rotation[j], &g->qb, sizeof g->qb));
+}
+
 /* Anchor r of body i, found when i's rotation was q, as i is now: a capsule's moved with the point
  * of its axis nearest it (its segment along its own y), any other body's turned with it. */
 static inline physics__v3 rigid__turn_anchor(const physics__bodies *b, uint32_t i, physics__quat q,
@@ -749,12 +778,14 @@ static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_co
     }
     c->cached = old ? (uint32_t)(old - r->cache) : UINT32_MAX;
     const float *ia = r->inv_i[i].m, *ib = r->inv_i[j].m;
-    /* The anchors as they were found (recycled ones have not turned with the bodies; the
-     * separation follows the turn in the solver, to first order), or turned to now (a capsule's:
-     * rigid__turns: once the contact is made, only its own flag says so). */
+    /* The anchors as they were found (the separation follows the turn in the solver, to first
+     * order), or turned to now (a capsule's: rigid__turns; a recycled manifold's whose bodies
+     * turned since: rigid__turned_since; once the contact is made, only its own flag says so). */
     physics__v3 ra[PHYSICS_MANIFOLD_POINTS], rb[PHYSICS_MANIFOLD_POINTS];
     float sep[PHYSICS_MANIFOLD_POINTS];
-    c->turns = rigid__turns(b, r->body, i, j, job->h);
+    c->turns = rigid__turns(b, r->body, i, j, job->h)  ? RIGID_ANCHORS_TURN
+               : rigid__turned_since(b, i, j, geo, mo->count) ? RIGID_ANCHORS_TURNED
+                                                   : RIGID_ANCHORS_FIXED;
     if (c->turns) {
         rigid__turned(b, i, j, geo, c->count, ra, rb, sep);
     } else {
@@ -840,7 +871,8 @@ static void rigid__keep_contact(physics__rigid_kept *k, const physics__rigid_con
 
 /* The row of point q of contact c, made again as rigid__make_contact made it (the same inputs:
  * the manifold's anchors, the step's masses and inertias; the same bits), or as the last substep
- * turned it (rigid__turn_range: the bodies have not moved since). */
+ * turned it (rigid__turn_range: the bodies have not moved since); anchors turned once are turned
+ * again to where the bodies are now. */
 static void rigid__point_row(const physics__scene *s, const physics__rigid_kept *c, uint32_t q,
                              physics__rigid_row *row)
 {
@@ -890,7 +922,7 @@ static void rigid__turn_range(void *user, uint32_t begin, uint32_t end)
         const uint32_t last =
             slice + 1 < slices ? r->kept[slice + 1] & RIGID_SLICE_FIRST : r->num_contacts;
         for (uint32_t k = r->kept[slice] & RIGID_SLICE_FIRST; k < last; k++)
-            if (r->contact[k].turns)
+            if (r->contact[k].turns == RIGID_ANCHORS_TURN)
                 rigid__turn_contact(s, k);
     }
 }
@@ -948,7 +980,7 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
                 physics__rigid_wide_lane(r, n, &c);
                 rigid__keep_contact(&r->contact[n], &c);
                 bouncy |= c.restitution > 0.0f;
-                turns |= c.turns != 0;
+                turns |= c.turns == RIGID_ANCHORS_TURN;
             }
         }
         r->kept[slice] =
