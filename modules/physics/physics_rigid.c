@@ -529,17 +529,34 @@ static void rigid__gather_range(void *user, uint32_t begin, uint32_t end)
     const physics__bodies *b = &s->bodies;
     physics__rigid_body *st = s->rigid.body;
     const uint32_t last = end * SOLVER_SLICE_BOXES < b->n ? end * SOLVER_SLICE_BOXES : b->n;
+    /* The moving bodies' inverse inertias four at a time (physics__world_inv_inertia4), then
+     * their drives (which read them). */
+    uint32_t moving[4], n = 0;
+    float *inv_i[4];
     for (uint32_t i = begin * SOLVER_SLICE_BOXES; i < last; i++) {
         physics__rigid_body *x = &st[i];
         x->v = b->velocity[i];
         x->w = b->angular[i];
         x->dp = x->dq = v3(0, 0, 0);
         x->inv_mass = physics__inv_mass(b, i);
-        if (x->inv_mass > 0.0f)
-            physics__world_inv_inertia(b, i, s->rigid.inv_i[i].m);
-        else
+        if (!(x->inv_mass > 0.0f)) {
             memset(s->rigid.inv_i[i].m, 0, sizeof s->rigid.inv_i[i].m);
-        rigid__drive_of(s, i, h);
+            rigid__drive_of(s, i, h);
+            continue;
+        }
+        inv_i[n] = s->rigid.inv_i[i].m;
+        moving[n++] = i;
+        if (n == 4) {
+            physics__world_inv_inertia4(b, moving, n, inv_i);
+            for (uint32_t k = 0; k < n; k++)
+                rigid__drive_of(s, moving[k], h);
+            n = 0;
+        }
+    }
+    if (n) {
+        physics__world_inv_inertia4(b, moving, n, inv_i);
+        for (uint32_t k = 0; k < n; k++)
+            rigid__drive_of(s, moving[k], h);
     }
 }
 
@@ -1029,20 +1046,6 @@ static inline void rigid__lock(physics__rigid_body *x, uint8_t l)
            l & CT_BODY_LOCK_ANGULAR_Z ? 0.0f : x->w.z);
 }
 
-/* Four 3-vectors' rotations by four quaternions (u, their vector parts, and qw), as quat_rotate
- * rounds (quat_unrotate: u negated). */
-static inline v3x4 rigid__rotate4(v3x4 u, f32x4 qw, v3x4 v)
-{
-    const f32x4 two = f32x4_splat(2.0f);
-    const v3x4 t = {f32x4_mul(f32x4_sub(f32x4_mul(u.y, v.z), f32x4_mul(u.z, v.y)), two),
-                    f32x4_mul(f32x4_sub(f32x4_mul(u.z, v.x), f32x4_mul(u.x, v.z)), two),
-                    f32x4_mul(f32x4_sub(f32x4_mul(u.x, v.y), f32x4_mul(u.y, v.x)), two)};
-    const v3x4 c = {f32x4_sub(f32x4_mul(u.y, t.z), f32x4_mul(u.z, t.y)),
-                    f32x4_sub(f32x4_mul(u.z, t.x), f32x4_mul(u.x, t.z)),
-                    f32x4_sub(f32x4_mul(u.x, t.y), f32x4_mul(u.y, t.x))};
-    return v3x4_add(v3x4_add(v, v3x4_scale(t, qw)), c);
-}
-
 /* A row of J^-1 f by Cramer's rule (rigid__gyroscopic4): (c f.x + (p0 p1 - q0 q1) f.y +
  * (r0 r1 - s0 s1) f.z) / det, the adjugate's row c, p, r times f, as the scalar expression rounds. */
 static inline f32x4 rigid__adjugate_row4(f32x4 c, f32x4 p0, f32x4 p1, f32x4 q0, f32x4 q1, f32x4 r0,
@@ -1090,7 +1093,7 @@ static void rigid__gyroscopic4(const physics__bodies *b, physics__rigid_body *st
     const v3x4 g = v3x4_gather(&d[0]->ga, &d[1]->ga, &d[2]->ga, &d[3]->ga);
     const f32x4 w4 = f32x4_load(qw);
     const v3x4 un = {f32x4_negate(u.x), f32x4_negate(u.y), f32x4_negate(u.z)};
-    const v3x4 w = rigid__rotate4(un, w4, w_world);
+    const v3x4 w = v3x4_quat_rotate(un, w4, w_world);
     /* J's entries by index (J0, J4, J8 are the moments) and f, whose products are J's. */
     const f32x4 J0 = moment.x, J4 = moment.y, J8 = moment.z;
     const f32x4 J1 = f32x4_mul(g.x, w.z), J2 = f32x4_mul(g.x, w.y), J3 = f32x4_mul(g.y, w.z),
@@ -1108,7 +1111,7 @@ static void rigid__gyroscopic4(const physics__bodies *b, physics__rigid_body *st
     const v3x4 x = {rigid__adjugate_row4(c0, J2, J7, J1, J8, J1, J5, J2, J4, f, id),
                     rigid__adjugate_row4(c1, J0, J8, J2, J6, J2, J3, J0, J5, f, id),
                     rigid__adjugate_row4(c2, J1, J6, J0, J7, J0, J4, J1, J3, f, id)};
-    const v3x4 turned = v3x4_pick(solvable, v3x4_sub(w_world, rigid__rotate4(u, w4, x)), w_world);
+    const v3x4 turned = v3x4_pick(solvable, v3x4_sub(w_world, v3x4_quat_rotate(u, w4, x)), w_world);
     v3x4_scatter(w_at[0], w_at[1], w_at[2], w_at[3], turned, (1u << n) - 1u);
 }
 
