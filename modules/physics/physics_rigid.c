@@ -1148,12 +1148,14 @@ static void rigid__velocities_range(void *user, uint32_t begin, uint32_t end)
         if (!(d->flags & RIGID_DRIVE_MOVES))
             continue;
         physics__rigid_body *x = &st[i];
-        x->v = v3_add(x->v, d->dv);
-        x->w = v3_add(x->w, d->dw);
+        /* (In locals: written through x, the drive's members were loaded again after each.) */
+        physics__v3 v = v3_add(x->v, d->dv), w = v3_add(x->w, d->dw);
         if (d->flags & RIGID_DRIVE_DAMPED) {
-            x->v = v3_scale(x->v, d->damp_v);
-            x->w = v3_scale(x->w, d->damp_w);
+            v = v3_scale(v, d->damp_v);
+            w = v3_scale(w, d->damp_w);
         }
+        x->v = v;
+        x->w = w;
         if (!(d->flags & RIGID_DRIVE_GYROSCOPIC)) {
             rigid__velocity_end(x, b->locks[i]);
             continue;
