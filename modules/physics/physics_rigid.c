@@ -478,10 +478,11 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
 /* The solver state of every body: velocities, and for the ones that move their inverse mass and
  * world inverse inertia (zero for static, kinematic and sleeping bodies). */
 /* physics__rigid_drive's flags: the velocity pass changes the body (awake, dynamic), damps it, and
- * adds its gyroscopic term. */
+ * adds its gyroscopic term; the body's rotation changed in a substep (rigid__positions_range). */
 #define RIGID_DRIVE_MOVES 1u
 #define RIGID_DRIVE_DAMPED 2u
 #define RIGID_DRIVE_GYROSCOPIC 4u
+#define RIGID_DRIVE_TURNED 8u
 
 typedef struct rigid__gather_job {
     physics__scene *s;
@@ -1325,12 +1326,13 @@ static void rigid__positions_range(void *user, uint32_t begin, uint32_t end)
         if (turn.x != 0.0f || turn.y != 0.0f || turn.z != 0.0f) {
             b->rotation[i] = quat_integrate(b->rotation[i], x->w, h);
             x->dq = v3_add(x->dq, turn);
+            s->rigid.drive[i].flags |= RIGID_DRIVE_TURNED;
         }
     }
 }
 
-/* The solved velocities back to the bodies that move, their world boxes from their new
- * rotations, and the forces of the step spent (a slice of bodies each: on any threads). */
+/* The solved velocities back to the bodies that move, the world boxes of those that turned from
+ * their new rotations, and the forces of the step spent (a slice of bodies each: on any threads). */
 static void rigid__scatter_range(void *user, uint32_t begin, uint32_t end)
 {
     physics__scene *s = user;
@@ -1343,7 +1345,9 @@ static void rigid__scatter_range(void *user, uint32_t begin, uint32_t end)
         if (b->kind[i] != CT_BODY_STATIC && !b->asleep[i]) {
             b->velocity[i] = r->body[i].v;
             b->angular[i] = r->body[i].w;
-            if (b->rotates[i])
+            /* (One that did not turn keeps the box rigid__extent_range gave it, or it had asleep,
+             * from the same rotation: in convex_vs_mesh half the bodies' steps are falls.) */
+            if (b->rotates[i] && (r->drive[i].flags & RIGID_DRIVE_TURNED))
                 physics__bodies_extent(b, i);
         }
         b->force[i] = b->torque[i] = v3(0, 0, 0);
