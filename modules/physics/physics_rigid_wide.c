@@ -48,7 +48,7 @@ typedef struct physics__rigid_block {
      * of, and whether its body a is still (wide__still). */
     uint8_t lane_count[4], lane_passes[4], lane_still[4], lane_rest[4];
     uint32_t still_a; /* 1: every lane's body a is still */
-    uint32_t rest_a;  /* 1: every lane's body a is at rest (wide__at_rest) */
+    uint32_t rest_a;  /* 1: every lane's body a is at rest (wide__still) */
     wide__lanes inv_mb;
     wide__v3 normal, t1, t2;
     wide__point p[PHYSICS_MANIFOLD_POINTS];
@@ -116,7 +116,7 @@ static inline f32x4 wide__speed(const wide__bodies *x, const wide__row *row, v3x
         v3x4_dot(x->wa, w3_load(&row->ca)));
 }
 
-/* Bodies a's velocities, or with rest_a their bits, +0 (wide__at_rest), without the loads. */
+/* Bodies a's velocities, or with rest_a their bits, +0 (wide__still), without the loads. */
 static inline void wide__load(wide__bodies *x, const physics__rigid_body *body,
                               const physics__rigid_block *k)
 {
@@ -363,32 +363,27 @@ static void wide__point_zero(physics__rigid_block *k, uint32_t q, uint32_t l)
     k->jn[q][l] = k->max_jn[q][l] = 0.0f;
 }
 
-/* Whether body x does not move and its velocities are free of -0 (then pushes of zero leave them
- * as they are: wide__push). A body that does not move is changed by nothing but pushes of zero
- * (contacts', joints'), which never make a -0, so what holds when the contacts are made holds
- * through the step. */
-static bool wide__still(const physics__rigid_body *x)
+/* Whether body x does not move and its velocities are free of -0 (*still: then pushes of zero
+ * leave them as they are, wide__push), and whether they are moreover every bit +0 (*rest: then the
+ * passes take +0 for them without loading them, wide__load; the ground under the bodies of
+ * convex_vs_mesh). A body that does not move is changed by nothing but pushes of zero (contacts',
+ * joints'), which never make a -0 and leave +0 as it is, and its move and turn in a substep, v h
+ * and w h, are +0 when v and w are (its move and turn so far are +0 when the contacts are made:
+ * rigid__gather_range), so what holds when the contacts are made holds through the step. Read as
+ * bits: one pass, no compare of floats. */
+static void wide__still(const physics__rigid_body *x, uint8_t *still, uint8_t *rest)
 {
-    const float f[6] = {x->v.x, x->v.y, x->v.z, x->w.x, x->w.y, x->w.z};
-    for (uint32_t i = 0; i < 6; i++)
-        if (f[i] == 0.0f && signbit(f[i]))
-            return false;
-    return x->inv_mass == 0.0f;
-}
-
-/* Whether body x is at rest, every bit of its velocities, move and turn +0, and does not move:
- * then they stay +0 through the step (a push of zero on +0 leaves +0, and so does its move in a
- * substep, v h), and the passes take +0 for them without loading them (wide__load): the ground
- * under the bodies of convex_vs_mesh. */
-static bool wide__at_rest(const physics__rigid_body *x)
-{
-    const physics__v3 f[4] = {x->v, x->w, x->dp, x->dq};
-    uint32_t bits[12];
-    memcpy(bits, f, sizeof bits);
-    uint32_t any = 0;
-    for (uint32_t i = 0; i < 12; i++)
+    uint32_t bits[6];
+    memcpy(bits, &x->v, sizeof x->v);
+    memcpy(bits + 3, &x->w, sizeof x->w);
+    uint32_t negative_zero = 0, any = 0;
+    for (uint32_t i = 0; i < 6; i++) {
+        negative_zero |= bits[i] == 0x80000000u;
         any |= bits[i];
-    return any == 0u && x->inv_mass == 0.0f;
+    }
+    const bool fixed = x->inv_mass == 0.0f;
+    *still = fixed && !negative_zero;
+    *rest = fixed && any == 0u;
 }
 
 /* Contact c's rows into lane l of block k: its points' normal rows, masses, separations and
@@ -422,8 +417,7 @@ static void wide__lane(physics__rigid_block *k, uint32_t l, const physics__rigid
     k->b[l] = c->b;
     k->lane_count[l] = (uint8_t)c->count;
     k->lane_passes[l] = (uint8_t)c->passes;
-    k->lane_still[l] = wide__still(A);
-    k->lane_rest[l] = wide__at_rest(A);
+    wide__still(A, &k->lane_still[l], &k->lane_rest[l]);
     k->impact[l] = c->passes > 1u ? 1.0f : 0.0f;
     k->inv_ma[l] = A->inv_mass;
     k->inv_mb[l] = B->inv_mass;
