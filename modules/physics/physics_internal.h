@@ -449,6 +449,10 @@ ct_rigid_body_desc_t physics__rigid_of(const ct_body_desc_t *d);
 void physics__bodies_classify(physics__bodies *b, uint32_t i);
 /* The world inverse inertia of body i (symmetric 3x3, row major), locked axes zeroed. */
 void physics__world_inv_inertia(const physics__bodies *b, uint32_t i, float out[9]);
+/* The same for four bodies at once (body[k] into out[k], k < n; physics_lanes.h), with the same
+ * bits: the rigid solver's gathering, every moving body every step. */
+void physics__world_inv_inertia4(const physics__bodies *b, const uint32_t body[4], uint32_t n,
+                                 float *out[4]);
 /* That inverse inertia times v. */
 physics__v3 physics__world_inv_inertia_times(const physics__bodies *b, uint32_t i, physics__v3 v);
 /* Adds impulse (N s) at the world point `at` to dynamic body i's velocities, which stay within
