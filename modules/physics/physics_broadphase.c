@@ -96,13 +96,18 @@ static inline bool bp__overlap(physics__v3 alo, physics__v3 ahi, physics__v3 blo
  * hashing: the multiply mixes every coordinate bit into the top bits, which pick the bucket.
  * Cheaper than a full finaliser, and neighbouring cells land far apart. Either way c must lie
  * within the grid's cell bounds (a hashed grid would not mind, but nothing is outside). */
+static inline uint32_t bp__hashed(bp__cell c, uint32_t shift)
+{
+    return (uint32_t)((bp__key(c.x, c.y, c.z) * 0x9e3779b97f4a7c15ull) >> shift);
+}
+
 static inline uint32_t bp__bucket(const physics__broadphase *bp, bp__cell c)
 {
     if (bp->dense)
         return ((uint32_t)(c.x - bp->cells_lo.x) * bp->dim_y + (uint32_t)(c.y - bp->cells_lo.y)) *
                    bp->dim_z +
                (uint32_t)(c.z - bp->cells_lo.z);
-    return (uint32_t)((bp__key(c.x, c.y, c.z) * 0x9e3779b97f4a7c15ull) >> bp->bucket_shift);
+    return bp__hashed(c, bp->bucket_shift);
 }
 
 static inline bool bp__in_grid(const physics__broadphase *bp, bp__cell c)
@@ -271,38 +276,61 @@ static inline uint32_t bp__group_part(const bp__sort_job *job, uint32_t g)
     return job->groups == job->parts ? g : (g ? job->parts : 0);
 }
 
+/* The bucket of every item of boxes [first, last), from item `item` on, in box order; counted in
+ * count unless it is NULL. `dense` is a constant at each call (one loop per kind of grid): a dense
+ * grid's bucket steps by a constant from cell to cell, so the loop adds instead of multiplying.
+ * What it reads is in locals: the stores to item_bucket and count may alias bp's fields. */
+static inline void bp__bucket_boxes(const physics__broadphase *bp, uint32_t first, uint32_t last,
+                                    uint32_t item, uint32_t *restrict count, bool dense)
+{
+    uint32_t *restrict item_bucket = bp->item_bucket;
+    const bp__cell *restrict cell_lo = bp->cell_lo, *restrict cell_hi = bp->cell_hi;
+    const uint8_t *restrict cells = bp->cells;
+    const uint32_t dim_y = bp->dim_y, dim_z = bp->dim_z, shift = bp->bucket_shift;
+    for (uint32_t i = first; i < last; i++) {
+        const bp__cell l = cell_lo[i], h = cell_hi[i];
+        /* (dense: from the last cell of a z run to the first of the next, and of an x layer) */
+        const uint32_t span_z = (uint32_t)(h.z - l.z + 1), span_y = (uint32_t)(h.y - l.y + 1);
+        const uint32_t next_row = dim_z - span_z, next_layer = (dim_y - span_y) * dim_z;
+        uint32_t k = dense ? bp__bucket(bp, l) : 0;
+        /* One loop over the box's cells, stepping z, then y, then x without branches: three
+         * nested loops would mispredict each of their exits, their trip counts varying from
+         * box to box. */
+        int32_t x = l.x, y = l.y, z = l.z;
+        for (uint32_t c = cells[i]; c > 0; c--) {
+            if (!dense)
+                k = bp__hashed((bp__cell){x, y, z}, shift);
+            item_bucket[item++] = k;
+            if (count)
+                count[k]++;
+            const bool next_y = z == h.z;
+            z = next_y ? l.z : z + 1;
+            y += next_y;
+            const bool next_x = y > h.y;
+            y = next_x ? l.y : y;
+            x += next_x;
+            if (dense)
+                k += 1u + (next_y ? next_row : 0u) + (next_x ? next_layer : 0u);
+        }
+    }
+}
+
 /* A build job: the bucket of every item of slices [begin, end) of boxes, from the slice's first
  * item on, in box order; counted per bucket when each slice is a group of its own. */
 static void bp__bucket_range(void *user, uint32_t begin, uint32_t end)
 {
     const bp__sort_job *job = user;
-    physics__broadphase *bp = job->bp;
-    uint32_t *item_bucket = bp->item_bucket;
+    const physics__broadphase *bp = job->bp;
     const bool counts = job->groups == job->parts;
     for (uint32_t s = begin; s < end; s++) {
-        uint32_t *count = bp->group_start + (size_t)s * bp->num_buckets;
+        uint32_t *count = counts ? bp->group_start + (size_t)s * bp->num_buckets : NULL;
         if (counts)
             memset(count, 0, (size_t)bp->num_buckets * sizeof *count);
-        uint32_t item = bp->part[s].items;
-        for (uint32_t i = s * BP_SLICE_BOXES; i < bp__slice_end(s, BP_SLICE_BOXES, bp->n); i++) {
-            const bp__cell l = bp->cell_lo[i], h = bp->cell_hi[i];
-            /* One loop over the box's cells, stepping z, then y, then x without branches: three
-             * nested loops would mispredict each of their exits, their trip counts varying from
-             * box to box. */
-            int32_t x = l.x, y = l.y, z = l.z;
-            for (uint32_t c = bp->cells[i]; c > 0; c--) {
-                const uint32_t k = bp__bucket(bp, (bp__cell){x, y, z});
-                item_bucket[item++] = k;
-                if (counts)
-                    count[k]++;
-                const bool next_y = z == h.z;
-                z = next_y ? l.z : z + 1;
-                y += next_y;
-                const bool next_x = y > h.y;
-                y = next_x ? l.y : y;
-                x += next_x;
-            }
-        }
+        const uint32_t first = s * BP_SLICE_BOXES, last = bp__slice_end(s, BP_SLICE_BOXES, bp->n);
+        if (bp->dense)
+            bp__bucket_boxes(bp, first, last, bp->part[s].items, count, true);
+        else
+            bp__bucket_boxes(bp, first, last, bp->part[s].items, count, false);
     }
 }
 
