@@ -335,19 +335,23 @@ static void bp__bucket_range(void *user, uint32_t begin, uint32_t end)
 }
 
 /* A build job for groups [begin, end): each item's box into its bucket's place, from where the
- * group's items of that bucket begin (its counts turned into places), in box order. */
+ * group's items of that bucket begin (its counts turned into places), in box order. (Locals: the
+ * stores may alias bp's fields.) */
 static void bp__place_range(void *user, uint32_t begin, uint32_t end)
 {
     const bp__sort_job *job = user;
-    physics__broadphase *bp = job->bp;
-    const uint32_t *item_bucket = bp->item_bucket;
-    uint32_t *item_box = bp->item_box;
+    const physics__broadphase *bp = job->bp;
+    const uint32_t *restrict item_bucket = bp->item_bucket;
+    const uint8_t *restrict cells = bp->cells;
+    uint32_t *restrict item_box = bp->item_box;
+    const uint32_t n = bp->n;
     for (uint32_t g = begin; g < end; g++) {
-        uint32_t *place = bp->group_start + (size_t)g * bp->num_buckets;
+        uint32_t *restrict place = bp->group_start + (size_t)g * bp->num_buckets;
         for (uint32_t s = bp__group_part(job, g); s < bp__group_part(job, g + 1); s++) {
             uint32_t item = bp->part[s].items;
-            for (uint32_t i = s * BP_SLICE_BOXES; i < bp__slice_end(s, BP_SLICE_BOXES, bp->n); i++)
-                for (uint32_t c = bp->cells[i]; c > 0; c--)
+            const uint32_t last = bp__slice_end(s, BP_SLICE_BOXES, n);
+            for (uint32_t i = s * BP_SLICE_BOXES; i < last; i++)
+                for (uint32_t c = cells[i]; c > 0; c--)
                     item_box[place[item_bucket[item++]]++] = i;
         }
     }

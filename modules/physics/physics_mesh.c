@@ -526,35 +526,46 @@ static const uint8_t tri_face_index[6] = {0, 1, 2, 0, 2, 1};
 static const physics__hull_edge tri_edge[3] = {
     {{0, 1}, {0, 1}}, {{1, 2}, {0, 1}}, {{2, 0}, {0, 1}}};
 
+/* Where mesh body i lies: its mesh, position and rotation, and whether it is turned (most level
+ * geometry is not: then the mesh frame is the world's, moved). A body's search takes it once
+ * (mesh__begin) for all the triangles it asks about: read per triangle, with the identity
+ * compares, it cost as much as the plane itself. */
+typedef struct mesh__frame {
+    const physics__mesh *m;
+    physics__v3 at;
+    physics__quat q;
+    bool turned;
+} mesh__frame;
+
+static inline mesh__frame mesh__frame_of(const physics__bodies *b, uint32_t i)
+{
+    return (mesh__frame){b->mesh[i], b->position[i], b->rotation[i],
+                         !quat_is_identity(b->rotation[i])};
+}
+
 /* The plane of triangle t placed in the world: its front normal *n and offset *d (the same bits
  * as mesh__triangle's n[0] and d[0]), and its first corner *v0. A body's test asks this first:
  * most triangles under a body's box are clear of it (the body over a slope, or still falling). */
-static void mesh__plane(const physics__bodies *b, uint32_t i, uint32_t t, physics__v3 *n, float *d,
-                        physics__v3 *v0)
+static inline void mesh__plane(const mesh__frame *f, uint32_t t, physics__v3 *n, float *d,
+                               physics__v3 *v0)
 {
-    const physics__mesh *m = b->mesh[i];
-    const physics__quat q = b->rotation[i];
-    const bool turned = !quat_is_identity(q);
+    const physics__mesh *m = f->m;
     const physics__v3 v = m->vertex[m->tri[t][0]];
-    *v0 = v3_add(b->position[i], turned ? quat_rotate(q, v) : v);
-    *n = turned ? quat_rotate(q, m->normal[t]) : m->normal[t];
+    *v0 = v3_add(f->at, f->turned ? quat_rotate(f->q, v) : v);
+    *n = f->turned ? quat_rotate(f->q, m->normal[t]) : m->normal[t];
     *d = v3_dot(*n, *v0);
 }
 
 /* Triangle t placed in the world as a flat polytope, from its plane (mesh__plane). */
-static void mesh__triangle_of(const physics__bodies *b, uint32_t i, uint32_t t, physics__v3 n,
-                              float d, physics__v3 v0, physics__poly *p)
+static void mesh__triangle_of(const mesh__frame *f, uint32_t t, physics__v3 n, float d,
+                              physics__v3 v0, physics__poly *p)
 {
-    const physics__mesh *m = b->mesh[i];
-    const physics__quat q = b->rotation[i];
-    const physics__v3 c = b->position[i];
+    const physics__mesh *m = f->m;
     p->nv = 3, p->nf = 2, p->ne = 3, p->flat = true, p->box = false;
-    /* Most level geometry is not turned: then the mesh frame is the world's, moved. */
-    const bool turned = !quat_is_identity(q);
     p->v[0] = v0;
     for (int k = 1; k < 3; k++) {
         const physics__v3 v = m->vertex[m->tri[t][k]];
-        p->v[k] = v3_add(c, turned ? quat_rotate(q, v) : v);
+        p->v[k] = v3_add(f->at, f->turned ? quat_rotate(f->q, v) : v);
     }
     p->c = v3_scale(v3_add(v3_add(p->v[0], p->v[1]), p->v[2]), 1.0f / 3.0f);
     p->n[0] = n;
@@ -567,10 +578,11 @@ static void mesh__triangle_of(const physics__bodies *b, uint32_t i, uint32_t t, 
 
 static void mesh__triangle(const physics__bodies *b, uint32_t i, uint32_t t, physics__poly *p)
 {
+    const mesh__frame f = mesh__frame_of(b, i);
     physics__v3 n, v0;
     float d;
-    mesh__plane(b, i, t, &n, &d, &v0);
-    mesh__triangle_of(b, i, t, n, d, v0, p);
+    mesh__plane(&f, t, &n, &d, &v0);
+    mesh__triangle_of(&f, t, n, d, v0, p);
 }
 
 /* ---- manifolds ------------------------------------------------------------------------------ */
@@ -580,6 +592,7 @@ enum { MESH_MAX_FOUND = 16 };
 
 typedef struct mesh__collide {
     const physics__bodies *b;
+    mesh__frame frame; /* the mesh's */
     uint32_t mesh, other;
     bool mesh_is_a;
     float margin;
@@ -790,7 +803,7 @@ static bool mesh__near_plane(mesh__collide *c, uint32_t t, physics__v3 *n_out, f
 {
     physics__v3 n;
     float d;
-    mesh__plane(c->b, c->mesh, t, &n, &d, v0);
+    mesh__plane(&c->frame, t, &n, &d, v0);
     *n_out = n, *d_out = d;
     const float front = v3_dot(n, c->centre) - d;
     /* One-sided: a body wholly behind the triangle's plane is not pushed through it. */
@@ -865,7 +878,7 @@ static void mesh__collide_near(mesh__collide *c, uint32_t t, physics__v3 n, floa
     if (c->least && c->num_found && gap > c->depth + PHYSICS_PLANE_SLACK && (c->poly || gap > 0.0f))
         return;
     physics__poly tp;
-    mesh__triangle_of(c->b, c->mesh, t, n, d, v0, &tp);
+    mesh__triangle_of(&c->frame, t, n, d, v0, &tp);
     /* The body's polytope when a first triangle comes near it (most pairs of a body over a
      * mesh find none some steps). */
     if (c->poly && !c->poly_ready) {
@@ -1003,6 +1016,7 @@ static bool mesh__begin(mesh__pair *p, const physics__bodies *b, uint32_t i, uin
     *c = (mesh__collide){.b = b,
                          .face = p->face,
                          .other_poly = &p->other_poly,
+                         .frame = mesh__frame_of(b, mi),
                          .mesh = mi,
                          .other = oi,
                          .mesh_is_a = mesh_is_a,
