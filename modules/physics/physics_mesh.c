@@ -14,6 +14,7 @@
  * rest). Triangles with an open or convex edge (a ridge, a border) use the full test. A height
  * field is a mesh of two triangles per cell. */
 #include "physics_hull.h"
+#include "physics_lanes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -317,21 +318,42 @@ static inline bool mesh__box_meets(physics__v3 alo, physics__v3 ahi, physics__v3
              ahi.z < blo.z);
 }
 
-/* The box around triangle t (mesh frame). */
-static inline void mesh__triangle_box(const physics__mesh *m, uint32_t t, physics__v3 *lo,
-                                      physics__v3 *hi)
+/* A box the tree and the lists are searched with, ready for mesh__probe_meets. */
+typedef struct mesh__probe {
+#if LANES_SSE2
+    __m128 hi; /* hi.x, y, z, and a lane no compare keeps */
+    __m128 lo; /* a lane no compare keeps, then lo.x, y, z */
+#else
+    physics__v3 lo, hi;
+#endif
+} mesh__probe;
+
+static inline mesh__probe mesh__probe_of(physics__v3 lo, physics__v3 hi)
 {
-    *lo = m->box[t][0];
-    *hi = m->box[t][1];
+#if LANES_SSE2
+    return (mesh__probe){_mm_setr_ps(hi.x, hi.y, hi.z, 0.0f), _mm_setr_ps(0.0f, lo.x, lo.y, lo.z)};
+#else
+    return (mesh__probe){lo, hi};
+#endif
 }
 
-static inline bool mesh__triangle_meets(const physics__mesh *m, uint32_t t, physics__v3 lo,
-                                        physics__v3 hi)
+/* mesh__box_meets(box[0], box[1], the probe's lo, hi) for the box at `box` (its lo, then its hi:
+ * a node's or a triangle's). Six compares in two (the nodes and the lists' triangles are tested
+ * every step, each with six compares and branches): the floats 0..3 of the box against hi and
+ * 2..5 against lo, each keeping three lanes. A compare with NaN is false in both. */
+static inline bool mesh__probe_meets(const physics__v3 *box, const mesh__probe *p)
 {
-    physics__v3 tlo, thi;
-    mesh__triangle_box(m, t, &tlo, &thi);
-    return mesh__box_meets(tlo, thi, lo, hi);
+#if LANES_SSE2
+    const float *f = &box->x;
+    return !((_mm_movemask_ps(_mm_cmpgt_ps(_mm_loadu_ps(f), p->hi)) & 7) |
+             (_mm_movemask_ps(_mm_cmplt_ps(_mm_loadu_ps(f + 2), p->lo)) & 14));
+#else
+    return mesh__box_meets(box[0], box[1], p->lo, p->hi);
+#endif
 }
+_Static_assert(offsetof(physics__mesh_node, hi) == sizeof(physics__v3) &&
+                   sizeof(physics__v3) == 3 * sizeof(float),
+               "a node's box is six floats, lo then hi");
 
 /* Calls fn for each triangle whose node boxes meet [lo, hi] (mesh frame), at most *left of them
  * (counted off it); stops on non-zero, and returns MESH_CUT where one more would be past *left. */
@@ -340,19 +362,20 @@ typedef int (*mesh__visit_f)(void *user, uint32_t tri);
 static int mesh__visit(const physics__mesh *m, physics__v3 lo, physics__v3 hi, mesh__visit_f fn,
                        void *user, uint32_t *left)
 {
+    const mesh__probe probe = mesh__probe_of(lo, hi);
     uint32_t stack[64], top = 0, room = *left;
     stack[top++] = 0;
     int r = 0;
     while (top && !r) {
         const physics__mesh_node *n = &m->node[stack[--top]];
-        if (!mesh__box_meets(n->lo, n->hi, lo, hi))
+        if (!mesh__probe_meets(&n->lo, &probe))
             continue;
         if (n->count) {
             for (uint32_t t = n->first; t < n->first + n->count; t++) {
                 /* The leaf's box is its triangles' together: a triangle of it may still lie far
                  * from the query (and a round body's test against it would find its plane, not
                  * the triangle). */
-                if (!mesh__triangle_meets(m, t, lo, hi))
+                if (!mesh__probe_meets(m->box[t], &probe))
                     continue;
                 if (!room) {
                     r = MESH_CUT;
@@ -450,9 +473,10 @@ static int mesh__visit_list(const physics__mesh *m, const physics__mesh_near *ne
 {
     /* The boxes first, then the tests: the triangles' loads (mostly cache misses) then overlap
      * instead of each waiting behind the previous triangle's test. */
+    const mesh__probe probe = mesh__probe_of(lo, hi);
     uint32_t meets = 0;
     for (uint32_t k = 0; k < near->count; k++)
-        meets |= (uint32_t)mesh__triangle_meets(m, near->tri[k], lo, hi) << k;
+        meets |= (uint32_t)mesh__probe_meets(m->box[near->tri[k]], &probe) << k;
     int r = 0;
     for (; meets && !r; meets &= meets - 1u) {
         --*left;
@@ -468,23 +492,22 @@ static int mesh__visit_near(const physics__mesh *m, physics__mesh_near *near, ph
 {
     const float g = near->grow;
     const physics__v3 glo = v3_sub(lo, v3(g, g, g)), ghi = v3_add(hi, v3(g, g, g));
+    const mesh__probe grown = mesh__probe_of(glo, ghi), probe = mesh__probe_of(lo, hi);
     uint32_t count = 0, stack[64], top = 0, room = *left;
     bool whole = true;
     stack[top++] = 0;
     while (top) {
         const physics__mesh_node *n = &m->node[stack[--top]];
-        if (!mesh__box_meets(n->lo, n->hi, glo, ghi))
+        if (!mesh__probe_meets(&n->lo, &grown))
             continue;
         if (n->count) {
             for (uint32_t t = n->first; t < n->first + n->count; t++) {
-                physics__v3 tlo, thi;
-                mesh__triangle_box(m, t, &tlo, &thi);
-                if (!mesh__box_meets(tlo, thi, glo, ghi))
+                if (!mesh__probe_meets(m->box[t], &grown))
                     continue;
                 if (count < PHYSICS_MESH_NEAR_MAX)
                     near->tri[count] = t;
                 count++;
-                if (!mesh__box_meets(tlo, thi, lo, hi))
+                if (!mesh__probe_meets(m->box[t], &probe))
                     continue;
                 const int r = room ? (room--, fn(user, t)) : MESH_CUT;
                 if (r) {
