@@ -73,9 +73,21 @@ static inline int32_t bp__coord(float v, float inv_cell)
     return t - ((float)t > c);
 }
 
+/* bp__coord of each axis; in SSE2 the three at once, as bp__coords does them (a pair's owner
+ * cell is found for every overlap the pairs' search meets, three clamps with branches each). */
 static inline bp__cell bp__cell_of(physics__v3 p, float inv_cell)
 {
+#if LANES_SSE2
+    const __m128 c = _mm_mul_ps(_mm_setr_ps(p.x, p.y, p.z, 0.0f), _mm_set1_ps(inv_cell));
+    const __m128i t =
+        _mm_cvttps_epi32(_mm_min_ps(_mm_max_ps(c, _mm_set1_ps((float)(1 - BP_COORD_LIMIT))),
+                                    _mm_set1_ps((float)(BP_COORD_LIMIT - 1))));
+    const __m128i f = _mm_add_epi32(t, _mm_castps_si128(_mm_cmpgt_ps(_mm_cvtepi32_ps(t), c)));
+    return (bp__cell){_mm_cvtsi128_si32(f), _mm_cvtsi128_si32(_mm_shuffle_epi32(f, 1)),
+                      _mm_cvtsi128_si32(_mm_shuffle_epi32(f, 2))};
+#else
     return (bp__cell){bp__coord(p.x, inv_cell), bp__coord(p.y, inv_cell), bp__coord(p.z, inv_cell)};
+#endif
 }
 
 static inline uint64_t bp__key(int32_t x, int32_t y, int32_t z)
@@ -567,8 +579,9 @@ static inline int bp__add_pair(physics__broadphase *bp, uint32_t a, uint32_t b)
  * `dense` is a constant at each call, so the compiler makes one loop per kind of grid: a dense
  * grid has one cell per bucket and so no box twice in one, which spares a load and a compare per
  * test. (Always inlined: at -O2, GCC made one copy of it that tested `dense` per pair.) */
-static inline __attribute__((always_inline)) uint32_t bp__bucket_pairs(const physics__broadphase *bp, uint32_t k0, uint32_t k1,
-                                        physics__pair *out, uint32_t limit, bool dense)
+static inline __attribute__((always_inline)) uint32_t
+bp__bucket_pairs(const physics__broadphase *bp, uint32_t k0, uint32_t k1, physics__pair *out,
+                 uint32_t limit, bool dense)
 {
     const physics__bp_item *item = bp->item;
     uint32_t n = 0;
