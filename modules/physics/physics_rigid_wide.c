@@ -116,9 +116,11 @@ static inline f32x4 wide__speed(const wide__bodies *x, const wide__row *row, v3x
         v3x4_dot(x->wa, w3_load(&row->ca)));
 }
 
-/* Bodies a's velocities, or with rest_a their bits, +0 (wide__still), without the loads. */
-static inline void wide__load(wide__bodies *x, const physics__rigid_body *body,
-                              const physics__rigid_block *k)
+/* Bodies a's velocities, or with rest_a their bits, +0 (wide__still), without the loads.
+ * Inlined, as wide__store: called, each block's twelve vectors went through memory both ways
+ * (convex_vs_mesh, 150 steps: 2,386 M instructions, 2,371 M inlined). */
+static inline __attribute__((always_inline)) void
+wide__load(wide__bodies *x, const physics__rigid_body *body, const physics__rigid_block *k)
 {
     if (k->rest_a) {
         x->va = x->wa = (v3x4){f32x4_splat(0.0f), f32x4_splat(0.0f), f32x4_splat(0.0f)};
@@ -130,8 +132,8 @@ static inline void wide__load(wide__bodies *x, const physics__rigid_body *body,
     x->wb = wide__gather(body, k->b, offsetof(physics__rigid_body, w));
 }
 
-static inline void wide__store(const wide__bodies *x, physics__rigid_body *body,
-                               const physics__rigid_block *k)
+static inline __attribute__((always_inline)) void
+wide__store(const wide__bodies *x, physics__rigid_body *body, const physics__rigid_block *k)
 {
     if (k->write_a) { /* (none against the ground) */
         wide__scatter(body, k->a, offsetof(physics__rigid_body, v), x->va, k->write_a);
