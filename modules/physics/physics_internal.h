@@ -736,6 +736,7 @@ typedef struct physics__rigid_kept {
     uint32_t pair;   /* its manifold's slot: where its geometry is (physics__rigid.geo) */
     uint32_t passes; /* of its normal rows per solver pass */
     uint32_t turns;  /* its anchors turn with the bodies (physics__rigid_contact) */
+    float turned_sep; /* turning every substep: its deepest point's separation at the last */
     physics__v3 normal;
     physics__v3 center_a; /* the centre from a's centre (for the event's point) */
     float restitution;

@@ -921,6 +921,10 @@ static void rigid__turn_contact(physics__scene *s, uint32_t k)
     float sep[PHYSICS_MANIFOLD_POINTS];
     rigid__turned(&s->bodies, kc->a, kc->b, r->geo_at[kc->pair], c.count, ra, rb, sep);
     rigid__contact_rows(&c, A, r->inv_i[kc->a].m, B, r->inv_i[kc->b].m, ra, rb);
+    float least = INFINITY;
+    for (uint32_t q = 0; q < c.count; q++)
+        least = f_min(least, sep[q]);
+    s->rigid.contact[k].turned_sep = least;
     const float moved = v3_dot(v3_sub(B->dp, A->dp), c.normal);
     for (uint32_t q = 0; q < c.count; q++)
         c.p[q].sep = sep[q] - moved - v3_dot(B->dq, c.p[q].n.cb) + v3_dot(A->dq, c.p[q].n.ca);
@@ -1430,6 +1434,10 @@ static float rigid__separation(const physics__scene *s, const physics__rigid_kep
     const physics__rigid_geo *g = r->geo_at[c->pair];
     const physics__v3 gd = physics__rigid_geo_d(g);
     float least = INFINITY;
+    /* Turned at every substep, its last turn's (the bodies have not moved since, unless one was
+     * stopped at the world's border: physics__scene_keep_inside). */
+    if (c->turns == RIGID_ANCHORS_TURN && s->report.escaped == 0)
+        return c->turned_sep;
     if (c->turns) {
         physics__v3 ra[PHYSICS_MANIFOLD_POINTS], rb[PHYSICS_MANIFOLD_POINTS];
         float sep[PHYSICS_MANIFOLD_POINTS];
