@@ -579,16 +579,22 @@ void physics__poly_of(const physics__bodies *b, uint32_t i, physics__poly *p)
                       hy = quat_rotate(q, v3(0, b->half[i].y, 0)),
                       hz = quat_rotate(q, v3(0, 0, b->half[i].z));
     p->nv = 8, p->nf = 6, p->ne = 12;
+    /* Corner k is ((c -+ hx) -+ hy) -+ hz: the sums its corners share taken once (c + -h is
+     * c - h to the bit). */
+    physics__v3 cx[2], cxy[4];
+    cx[0] = v3_sub(c, hx), cx[1] = v3_add(c, hx);
+    for (uint32_t k = 0; k < 4; k++)
+        cxy[k] = (k & 2u) ? v3_add(cx[k & 1u], hy) : v3_sub(cx[k & 1u], hy);
     for (uint32_t k = 0; k < 8; k++)
-        p->v[k] = v3_add(v3_add(v3_add(c, (k & 1u) ? hx : v3_scale(hx, -1.0f)),
-                                (k & 2u) ? hy : v3_scale(hy, -1.0f)),
-                         (k & 4u) ? hz : v3_scale(hz, -1.0f));
+        p->v[k] = (k & 4u) ? v3_add(cxy[k & 3u], hz) : v3_sub(cxy[k & 3u], hz);
     const physics__v3 ax[3] = {quat_rotate(q, v3(1, 0, 0)), quat_rotate(q, v3(0, 1, 0)),
                                quat_rotate(q, v3(0, 0, 1))};
     const float h3[3] = {b->half[i].x, b->half[i].y, b->half[i].z};
-    for (uint32_t f = 0; f < 6; f++) {
-        p->n[f] = (f & 1u) ? v3_scale(ax[f / 2], -1.0f) : ax[f / 2];
-        p->d[f] = v3_dot(p->n[f], c) + h3[f / 2];
+    for (uint32_t k = 0; k < 3; k++) {
+        /* (The -axis face's dot is the +axis face's negated, to the bit.) */
+        const float along = v3_dot(ax[k], c);
+        p->n[2 * k] = ax[k], p->n[2 * k + 1] = v3_scale(ax[k], -1.0f);
+        p->d[2 * k] = along + h3[k], p->d[2 * k + 1] = -along + h3[k];
     }
     p->face_first = box_face_first, p->face_count = box_face_count;
     p->face_index = box_face_index, p->edge = box_edge;
@@ -624,35 +630,88 @@ static float poly__support(const physics__poly *p, physics__v3 dir)
     return best;
 }
 
-/* Whether point q of face f's plane lies within its polygon, at least inset from each side. */
-static inline bool poly__over_face(const physics__poly *p, uint32_t f, physics__v3 q, float inset)
+/* Side k of face f as poly__over_face and poly__side_closest measure it: its first corner a, the
+ * way e to its last, e's squared length, and its outward normal in the face's plane as long as
+ * the side (e x n). */
+typedef struct poly__side {
+    physics__v3 a, e, out;
+    float ee;
+} poly__side;
+
+static inline poly__side poly__side_of(const physics__poly *p, uint32_t f, uint32_t k)
 {
-    const physics__v3 n = p->n[f];
     const uint8_t *fi = &p->face_index[p->face_first[f]];
     const uint32_t count = p->face_count[f];
+    const physics__v3 a = p->v[fi[k]], e = v3_sub(p->v[fi[k + 1 < count ? k + 1 : 0]], a);
+    return (poly__side){a, e, v3_cross(e, p->n[f]), v3_dot(e, e)};
+}
+
+/* The sides of a polytope's faces kept for a search that measures many points against it (a
+ * capsule's halving: up to 24), face f's made the first time it is asked (bit f of `made`), at
+ * its places in face_index; the same values made on the spot otherwise. */
+enum { POLY_SIDES = 64 };
+typedef struct poly__sides {
+    uint64_t made;
+    poly__side side[POLY_SIDES];
+} poly__sides;
+
+/* Room for p's sides in `sides`, or NULL when they do not fit (a hull of many faces). */
+static poly__sides *poly__sides_for(const physics__poly *p, poly__sides *sides)
+{
+    if (p->nf > 64u)
+        return NULL;
+    for (uint32_t f = 0; f < p->nf; f++)
+        if (p->face_first[f] + p->face_count[f] > POLY_SIDES)
+            return NULL;
+    sides->made = 0;
+    return sides;
+}
+
+/* Face f's kept sides (made now if not yet), or NULL without room for them. */
+static inline const poly__side *poly__face_sides(const physics__poly *p, poly__sides *sides,
+                                                 uint32_t f)
+{
+    if (!sides)
+        return NULL;
+    poly__side *s = &sides->side[p->face_first[f]];
+    if (!(sides->made >> f & 1u)) {
+        for (uint32_t k = 0; k < p->face_count[f]; k++)
+            s[k] = poly__side_of(p, f, k);
+        sides->made |= (uint64_t)1 << f;
+    }
+    return s;
+}
+
+/* Whether point q of face f's plane lies within its polygon, at least inset from each side.
+ * (Inlined: gcc called it from poly__closest's loops, a few points a capsule's search, which cost
+ * 3.5 M instructions of the convex_vs_mesh run.) */
+static inline __attribute__((always_inline)) bool
+poly__over_face(const physics__poly *p, poly__sides *sides, uint32_t f, physics__v3 q, float inset)
+{
+    const poly__side *kept = poly__face_sides(p, sides, f);
+    const uint32_t count = p->face_count[f];
     for (uint32_t k = 0; k < count; k++) {
-        const physics__v3 a = p->v[fi[k]], e = v3_sub(p->v[fi[k + 1 < count ? k + 1 : 0]], a);
-        /* (The side's outward normal is as long as the side.) */
-        const float out = v3_dot(v3_cross(e, n), v3_sub(q, a));
-        if (!(out <= 0.0f) || (inset > 0.0f && out * out < inset * inset * v3_dot(e, e)))
+        const poly__side s = kept ? kept[k] : poly__side_of(p, f, k);
+        const float out = v3_dot(s.out, v3_sub(q, s.a));
+        if (!(out <= 0.0f) || (inset > 0.0f && out * out < inset * inset * s.ee))
             return false;
     }
     return true;
 }
 
 /* The point of face f's sides nearest to x (q if none is nearer than infinity). */
-static physics__v3 poly__side_closest(const physics__poly *p, uint32_t f, physics__v3 x,
-                                      physics__v3 q)
+static physics__v3 poly__side_closest(const physics__poly *p, poly__sides *sides, uint32_t f,
+                                      physics__v3 x, physics__v3 q)
 {
-    const uint8_t *fi = &p->face_index[p->face_first[f]];
+    const poly__side *kept = poly__face_sides(p, sides, f);
     const uint32_t count = p->face_count[f];
     physics__v3 best = q;
     float best_d = INFINITY;
     for (uint32_t k = 0; k < count; k++) {
-        const physics__v3 a = p->v[fi[k]], e = v3_sub(p->v[fi[k + 1 < count ? k + 1 : 0]], a);
-        const float ee = v3_dot(e, e);
-        const float t = ee > 0.0f ? f_min(f_max(v3_dot(v3_sub(x, a), e) / ee, 0.0f), 1.0f) : 0.0f;
-        const physics__v3 c = v3_add(a, v3_scale(e, t)), dx = v3_sub(x, c);
+        const poly__side s = kept ? kept[k] : poly__side_of(p, f, k);
+        const float t =
+            s.ee > 0.0f ? f_min(f_max(v3_dot(v3_sub(x, s.a), s.e) / s.ee, 0.0f), 1.0f) : 0.0f;
+        const physics__v3 c = v3_add(s.a, v3_scale(s.e, t)), dx = v3_sub(x, c);
         if (v3_dot(dx, dx) < best_d)
             best_d = v3_dot(dx, dx), best = c;
     }
@@ -685,9 +744,10 @@ static bool poly__foot_alone(const physics__poly *p, uint32_t f, physics__v3 x, 
     return true;
 }
 
-/* physics__poly_closest, and the face x lies furthest in front of (*face). */
-static inline physics__v3 poly__closest(const physics__poly *p, physics__v3 x, float *sep,
-                                        physics__v3 *n, uint32_t *face)
+/* physics__poly_closest (p's sides kept in `sides` unless NULL), and the face x lies furthest in
+ * front of (*face). */
+static inline physics__v3 poly__closest(const physics__poly *p, poly__sides *sides, physics__v3 x,
+                                        float *sep, physics__v3 *n, uint32_t *face)
 {
     float s[PHYSICS_HULL_MAX_FACES];
     float most = -INFINITY;
@@ -707,7 +767,7 @@ static inline physics__v3 poly__closest(const physics__poly *p, physics__v3 x, f
      * face mostly lies), or each face x lies in front of measured, the nearest first met, each
      * face's point its foot within it or else the nearest of its sides'. */
     const physics__v3 foot = v3_sub(x, v3_scale(p->n[fm], most));
-    const bool over = poly__over_face(p, fm, foot, 0.0f);
+    const bool over = poly__over_face(p, sides, fm, foot, 0.0f);
     physics__v3 best = foot;
     float best_d;
     if (over && poly__foot_alone(p, fm, x, s)) {
@@ -719,8 +779,9 @@ static inline physics__v3 poly__closest(const physics__poly *p, physics__v3 x, f
             if (s[f] <= 0.0f)
                 continue;
             const physics__v3 q = f == fm ? foot : v3_sub(x, v3_scale(p->n[f], s[f]));
-            const bool within = f == fm ? over : poly__over_face(p, f, q, 0.0f);
-            const physics__v3 c = within ? q : poly__side_closest(p, f, x, q), dx = v3_sub(x, c);
+            const bool within = f == fm ? over : poly__over_face(p, sides, f, q, 0.0f);
+            const physics__v3 c = within ? q : poly__side_closest(p, sides, f, x, q),
+                              dx = v3_sub(x, c);
             if (v3_dot(dx, dx) < best_d)
                 best_d = v3_dot(dx, dx), best = c;
         }
@@ -734,7 +795,7 @@ static inline physics__v3 poly__closest(const physics__poly *p, physics__v3 x, f
 physics__v3 physics__poly_closest(const physics__poly *p, physics__v3 x, float *sep, physics__v3 *n)
 {
     uint32_t face;
-    return poly__closest(p, x, sep, n, &face);
+    return poly__closest(p, NULL, x, sep, n, &face);
 }
 
 /* ---- manifolds ---------------------------------------------------------------------------- */
@@ -752,7 +813,7 @@ static uint32_t hull__clip(const physics__manifold_point *in, uint32_t n, physic
 {
     uint32_t m = 0;
     for (uint32_t k = 0; k < n && m + 2 <= room; k++) {
-        const physics__manifold_point *a = &in[k], *z = &in[(k + 1) % n];
+        const physics__manifold_point *a = &in[k], *z = &in[k + 1 < n ? k + 1 : 0];
         const float da = v3_dot(a->point, axis) - limit, dz = v3_dot(z->point, axis) - limit;
         if (da <= 0.0f)
             out[m++] = *a;
@@ -785,7 +846,7 @@ void physics__poly_faces(const physics__poly *r, uint32_t f, const physics__poly
     const uint8_t *fi = &r->face_index[r->face_first[f]];
     const uint32_t rc = r->face_count[f];
     for (uint32_t k = 0; k < rc && count; k++) {
-        const physics__v3 a = r->v[fi[k]], z = r->v[fi[(k + 1) % rc]];
+        const physics__v3 a = r->v[fi[k]], z = r->v[fi[k + 1 < rc ? k + 1 : 0]];
         physics__v3 s = v3_cross(v3_sub(z, a), n);
         s = v3_scale(s, 1.0f / v3_len(s));
         count =
@@ -893,14 +954,16 @@ static void poly__contact(const physics__poly *a, const physics__poly *b, float 
  * of a's edge da (la its squared length) with b's edge directions d (dl2 their squared lengths),
  * made unit, and the two polytopes' gap along each (poly__gap: the axis turned to point from a to
  * b on the side where they are least deep). Bit i of the answer is set where direction i is
- * usable (not parallel to da); there gap[i] and ax*[i] hold the gap and the turned axis. Each
- * lane rounds as the scalar expressions (v3_cross, v3_len, v3_dot, poly__interval, poly__gap)
- * do, in the same order: the same bits as one axis at a time, a third of the time (a box has
- * three directions, the lanes' fourth unused; Jolt's pyramid of 8 edges two groups). */
+ * usable (not parallel to da); there gap[i] and ax*[i] hold the gap and the turned axis, and bit
+ * i of *apart is set where the gap is past the margin, of *back where the turned axis faces
+ * against a's front (dot(axis, front) < 0). Each lane rounds as the scalar expressions
+ * (v3_cross, v3_len, v3_dot, poly__interval, poly__gap) do, in the same order: the same bits as
+ * one axis at a time, a third of the time (a box has three directions, the lanes' fourth unused;
+ * Jolt's pyramid of 8 edges two groups). */
 static uint32_t poly__flat_edges(const physics__poly *a, const physics__poly *b, physics__v3 da,
                                  float la, float box_least, const float *dx, const float *dy,
-                                 const float *dz, const float *dl2, float *gap, float *axx,
-                                 float *axy, float *axz)
+                                 const float *dz, const float *dl2, float margin, uint32_t *apart,
+                                 uint32_t *back, float *gap, float *axx, float *axy, float *axz)
 {
     const f32x4 bx = f32x4_load(dx), by = f32x4_load(dy), bz = f32x4_load(dz);
     const f32x4 ax_ = f32x4_splat(da.x), ay_ = f32x4_splat(da.y), az_ = f32x4_splat(da.z);
@@ -914,6 +977,7 @@ static uint32_t poly__flat_edges(const physics__poly *a, const physics__poly *b,
                                            f32x4_sqrt(f32x4_mul(f32x4_splat(la), f32x4_load(dl2))));
     /* (len < least skips the axis; NaN never reaches here: inputs are checked.) */
     const uint32_t usable = ~mask32x4_bits(f32x4_greater(least, len)) & 15u;
+    *apart = *back = 0;
     if (!usable)
         return 0;
     ax = v3x4_scale(ax, f32x4_div(f32x4_splat(1.0f), len));
@@ -939,10 +1003,16 @@ static uint32_t poly__flat_edges(const physics__poly *a, const physics__poly *b,
     /* poly__gap: lo_b - hi_a unless lo_a - hi_b is larger, then with the axis turned. */
     const f32x4 g1 = f32x4_sub(lo_b, hi_a), g2 = f32x4_sub(lo_a, hi_b);
     const mask32x4 turn = f32x4_greater(g2, g1);
-    f32x4_store(gap, f32x4_pick(turn, g2, g1));
-    f32x4_store(axx, f32x4_pick(turn, f32x4_negate(ax.x), ax.x));
-    f32x4_store(axy, f32x4_pick(turn, f32x4_negate(ax.y), ax.y));
-    f32x4_store(axz, f32x4_pick(turn, f32x4_negate(ax.z), ax.z));
+    const f32x4 g = f32x4_pick(turn, g2, g1);
+    const v3x4 axt = {f32x4_pick(turn, f32x4_negate(ax.x), ax.x),
+                      f32x4_pick(turn, f32x4_negate(ax.y), ax.y),
+                      f32x4_pick(turn, f32x4_negate(ax.z), ax.z)};
+    *apart = mask32x4_bits(f32x4_greater(g, f32x4_splat(margin)));
+    *back = mask32x4_bits(f32x4_greater(f32x4_splat(0.0f), poly__dot4(a->n[0], axt)));
+    f32x4_store(gap, g);
+    f32x4_store(axx, axt.x);
+    f32x4_store(axy, axt.y);
+    f32x4_store(axz, axt.z);
     return usable;
 }
 
@@ -973,17 +1043,27 @@ static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, 
     uint32_t fb = 0, ea = 0, eb = 0;
     physics__v3 edge_axis = v3(0, 1, 0);
     if (b->box) {
+        /* The three axes at once, as lanes (the fourth a copy of the third, unused), each rounded
+         * as the scalar v3_dot, f_min and f_max round: the same bits as one axis at a time. */
+        v3x4 axes;
+        f32x4_gather3(&b->axis[0].x, &b->axis[1].x, &b->axis[2].x, &b->axis[2].x, &axes.x, &axes.y,
+                      &axes.z);
+        const float h4[4] = {b->h[0], b->h[1], b->h[2], b->h[2]};
+        const f32x4 t0 = poly__dot4(a->v[0], axes), t1 = poly__dot4(a->v[1], axes),
+                    t2 = poly__dot4(a->v[2], axes), c = poly__dot4(b->c, axes), h = f32x4_load(h4);
+        /* Face 2k (+axis, plane c + h) and face 2k + 1 (-axis, plane -c + h). */
+        const f32x4 sp4 = f32x4_sub(f32x4_sub(poly__min4(poly__min4(t0, t1), t2), c), h),
+                    sm4 = f32x4_sub(f32x4_sub(c, f32x4_max(f32x4_max(t0, t1), t2)), h),
+                    margin4 = f32x4_splat(margin);
+        if (mask32x4_bits(mask32x4_or(f32x4_greater(sp4, margin4), f32x4_greater(sm4, margin4))) &
+            7u)
+            return;
+        float sps[4], sms[4], dots[4];
+        f32x4_store(sps, sp4);
+        f32x4_store(sms, sm4);
+        f32x4_store(dots, poly__dot4(front, axes));
         for (uint32_t k = 0; k < 3; k++) {
-            const physics__v3 ax = b->axis[k];
-            const float t0 = v3_dot(a->v[0], ax), t1 = v3_dot(a->v[1], ax),
-                        t2 = v3_dot(a->v[2], ax);
-            const float tlo = f_min(f_min(t0, t1), t2), thi = f_max(f_max(t0, t1), t2);
-            const float c = v3_dot(b->c, ax);
-            /* Face 2k (+axis, plane c + h) and face 2k + 1 (-axis, plane -c + h). */
-            const float sp = tlo - c - b->h[k], sm = c - thi - b->h[k];
-            if (sp > margin || sm > margin)
-                return;
-            const float dot = v3_dot(ax, front);
+            const float sp = sps[k], sm = sms[k], dot = dots[k];
             if (dot > 0.0f)
                 behind = f_max(behind, sp);
             else if (sp > face_b)
@@ -1008,9 +1088,14 @@ static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, 
     }
     const uint32_t directions = b->box ? 3u : b->ne;
     /* b's edge directions and their squared lengths, once for the three edges of a, as lanes of
-     * four (the last group padded with a direction marked unused). */
+     * four (the last group padded with a direction marked unused: written first, then over). */
     enum { DIRS = (PHYSICS_HULL_MAX_EDGES + 3u) & ~3u };
     float dx[DIRS], dy[DIRS], dz[DIRS], dl2[DIRS];
+    const uint32_t last = (directions - 1u) & ~3u;
+    f32x4_store(dx + last, f32x4_splat(0.0f));
+    f32x4_store(dy + last, f32x4_splat(0.0f));
+    f32x4_store(dz + last, f32x4_splat(0.0f));
+    f32x4_store(dl2 + last, f32x4_splat(1.0f));
     for (uint32_t j = 0; j < directions; j++) {
         physics__v3 d;
         if (b->box) {
@@ -1021,8 +1106,6 @@ static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, 
         }
         dx[j] = d.x, dy[j] = d.y, dz[j] = d.z;
     }
-    for (uint32_t j = directions; j < ((directions + 3u) & ~3u); j++)
-        dx[j] = dy[j] = dz[j] = 0.0f, dl2[j] = 1.0f;
     for (uint32_t i = 0; i < a->ne; i++) {
         const physics__hull_edge *x = &a->edge[i];
         const physics__v3 da = v3_sub(a->v[x->v[1]], a->v[x->v[0]]);
@@ -1031,21 +1114,22 @@ static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, 
         const float box_least = 1e-5f * sqrtf(la);
         for (uint32_t j0 = 0; j0 < directions; j0 += 4u) {
             float gap[4], axx[4], axy[4], axz[4];
-            const uint32_t usable = poly__flat_edges(a, b, da, la, box_least, dx + j0, dy + j0,
-                                                     dz + j0, dl2 + j0, gap, axx, axy, axz);
-            for (uint32_t l = 0; l < 4u && j0 + l < directions; l++) {
+            uint32_t apart, back;
+            uint32_t usable = poly__flat_edges(a, b, da, la, box_least, dx + j0, dy + j0, dz + j0,
+                                               dl2 + j0, margin, &apart, &back, gap, axx, axy, axz);
+            if (directions - j0 < 4u)
+                usable &= (1u << (directions - j0)) - 1u;
+            if (usable & apart)
+                return;
+            /* The lanes in order, each as one axis at a time would be taken. */
+            for (uint32_t l = 0; usable >> l; l++) {
                 if (!(usable >> l & 1u))
                     continue;
                 const float s = gap[l];
-                if (s > margin)
-                    return;
-                const physics__v3 ax = v3(axx[l], axy[l], axz[l]);
-                if (v3_dot(ax, front) < 0.0f) {
+                if (back >> l & 1u)
                     behind = f_max(behind, s);
-                    continue;
-                }
-                if (s > edge)
-                    edge = s, ea = i, eb = j0 + l, edge_axis = ax;
+                else if (s > edge)
+                    edge = s, ea = i, eb = j0 + l, edge_axis = v3(axx[l], axy[l], axz[l]);
             }
         }
     }
@@ -1318,9 +1402,11 @@ static void hull__capsule_in(const physics__poly *p, physics__v3 p0, physics__v3
 /* A capsule's segment (p0 + t seg, radius r) beside polytope p, as the search for its point
  * nearest p goes: the two ends of the interval left ([0] low, [1] high: where it was asked, the
  * face that point lies furthest in front of and whether it lies deep over it, hull__deep_over:
- * -1 not yet known), and the search's end when it needs no nearest point. */
+ * -1 not yet known), the search's end when it needs no nearest point, and the last t asked with
+ * its point's distance and way from p (the search ends on that t: not measured again). */
 typedef struct hull__segment {
     const physics__poly *p;
+    poly__sides *sides;
     physics__v3 p0, p1, seg;
     float r, margin, tol;
     bool flip, tried;
@@ -1329,6 +1415,8 @@ typedef struct hull__segment {
     uint32_t face[2];
     int8_t deep[2], faces_none;
     enum { HULL_SEARCHING, HULL_ON_FACE, HULL_FAR } end;
+    float last_t, last_d;
+    physics__v3 last_n;
 } hull__segment;
 
 /* Whether point x lies deep over face f of p: in front of it by more than tol, its foot within
@@ -1337,11 +1425,12 @@ typedef struct hull__segment {
  * to which face physics__poly_round_manifold picks or whether it is within PHYSICS_CAPSULE_FACE
  * of it; and so is any point between two such points (all points whose foot on f is nearest
  * make a convex prism). */
-static bool hull__deep_over(const physics__poly *p, uint32_t f, physics__v3 x, float tol)
+static bool hull__deep_over(const physics__poly *p, poly__sides *sides, uint32_t f, physics__v3 x,
+                            float tol)
 {
     const physics__v3 n = p->n[f];
     const float s = v3_dot(n, x) - p->d[f];
-    if (!(s > tol) || !poly__over_face(p, f, v3_sub(x, v3_scale(n, s)), tol))
+    if (!(s > tol) || !poly__over_face(p, sides, f, v3_sub(x, v3_scale(n, s)), tol))
         return false;
     for (uint32_t g = 0; g < p->nf; g++)
         if (g != f && !(v3_dot(p->n[g], n) < HULL_APART_NORMALS))
@@ -1361,7 +1450,7 @@ static bool hull__segment_on_face(hull__segment *g)
     for (uint32_t e = 0; e < 2; e++) {
         const uint32_t k = e ? !first : first;
         if (g->deep[k] < 0)
-            g->deep[k] = hull__deep_over(g->p, g->face[k],
+            g->deep[k] = hull__deep_over(g->p, g->sides, g->face[k],
                                          v3_add(g->p0, v3_scale(g->seg, g->at[k])), g->tol);
         if (!g->deep[k])
             return false;
@@ -1396,7 +1485,8 @@ static float hull__segment_slope(void *ctx, float t)
     float d;
     physics__v3 n;
     uint32_t face;
-    const physics__v3 q = poly__closest(g->p, x, &d, &n, &face);
+    const physics__v3 q = poly__closest(g->p, g->sides, x, &d, &n, &face);
+    g->last_t = t, g->last_d = d, g->last_n = n;
     const float slope = v3_dot(v3_sub(x, q), g->seg);
     if (slope == 0.0f || !(d > 0.0f))
         return slope;
@@ -1441,16 +1531,21 @@ void physics__poly_round_manifold(const physics__poly *p, bool flip, physics__v3
         return;
     }
     /* The interval's ends, the segment's, over the face both lie furthest in front of. */
-    hull__segment g = {p, p0, p1, seg, r, margin, poly__tolerance(p0, p1), flip, false, m,
-                       {0.0f, 1.0f}, {over, over}, {-1, -1}, -1, HULL_SEARCHING};
+    poly__sides room;
+    hull__segment g = {p, poly__sides_for(p, &room), p0, p1, seg, r, margin,
+                       poly__tolerance(p0, p1), flip, false, m,
+                       {0.0f, 1.0f}, {over, over}, {-1, -1}, -1, HULL_SEARCHING, NAN, 0.0f,
+                       v3(0, 0, 0)};
     if (hull__segment_on_face(&g))
         return;
     const float t = physics__segment_nearest_t(hull__segment_slope, &g);
     if (g.end != HULL_SEARCHING)
         return;
     const physics__v3 x = v3_add(p0, v3_scale(seg, t));
-    float dist;
-    physics__poly_closest(p, x, &dist, &n);
+    float dist = g.last_d;
+    n = g.last_n;
+    if (!(t == g.last_t))
+        physics__poly_closest(p, x, &dist, &n);
     if (!(dist > 1e-6f)) {
         hull__capsule_in(p, p0, p1, r, margin, flip, m);
         return;
