@@ -1,5 +1,6 @@
 /* physics_bodies.c: the body component's instances, structure of arrays. */
 #include "physics_hull.h"
+#include "physics_lanes.h"
 
 #include "ct_array.h"
 
@@ -231,6 +232,16 @@ void physics__bodies_extent(physics__bodies *b, uint32_t i)
            fabsf(ax.z) + fabsf(ay.z) + fabsf(az.z));
 }
 
+/* A locked rotation axis (bits 3..5 of locks) turns by nothing: its row and column are zero. */
+static inline void bodies__lock_inertia(uint8_t locks, float out[9])
+{
+    const uint32_t locked = locks >> 3 & 7u;
+    for (int r = 0; locked && r < 3; r++)
+        for (int k = 0; k < 3; k++)
+            if ((locked >> r & 1u) || (locked >> k & 1u))
+                out[r * 3 + k] = 0.0f;
+}
+
 void physics__world_inv_inertia(const physics__bodies *b, uint32_t i, float out[9])
 {
     const physics__quat q = b->rotation[i];
@@ -245,12 +256,43 @@ void physics__world_inv_inertia(const physics__bodies *b, uint32_t i, float out[
         for (int k = 0; k < 3; k++)
             out[r * 3 + k] = x * a0[k] + y * a1[k] + z * a2[k];
     }
-    /* A locked rotation axis (bits 3..5) turns by nothing: its row and column are zero. */
-    const uint32_t locked = b->locks[i] >> 3 & 7u;
-    for (int r = 0; locked && r < 3; r++)
+    bodies__lock_inertia(b->locks[i], out);
+}
+
+void physics__world_inv_inertia4(const physics__bodies *b, const uint32_t body[4], uint32_t n,
+                                 float *out[4])
+{
+    const physics__quat *q[4];
+    const physics__v3 *d[4];
+    float w[4], *to[4]; /* (the lanes past n repeat lane 0 and are not written) */
+    for (uint32_t k = 0; k < 4; k++) {
+        const uint32_t i = body[k < n ? k : 0];
+        q[k] = &b->rotation[i];
+        d[k] = &b->inv_inertia[i];
+        w[k] = q[k]->w;
+        to[k] = out[k < n ? k : 0];
+    }
+    const v3x4 u = v3x4_gather(&q[0]->x, &q[1]->x, &q[2]->x, &q[3]->x);
+    const v3x4 m = v3x4_gather(&d[0]->x, &d[1]->x, &d[2]->x, &d[3]->x);
+    const f32x4 qw = f32x4_load(w), zero = f32x4_splat(0.0f), one = f32x4_splat(1.0f);
+    /* The axes, and the rows, as physics__world_inv_inertia's: the unit vectors' zeros are
+     * multiplied as there (a product's sign of zero can reach a sum of zeros). */
+    const v3x4 c0 = v3x4_quat_rotate(u, qw, (v3x4){one, zero, zero}),
+               c1 = v3x4_quat_rotate(u, qw, (v3x4){zero, one, zero}),
+               c2 = v3x4_quat_rotate(u, qw, (v3x4){zero, zero, one});
+    const f32x4 a0[3] = {c0.x, c0.y, c0.z}, a1[3] = {c1.x, c1.y, c1.z}, a2[3] = {c2.x, c2.y, c2.z};
+    const uint32_t lanes = (1u << n) - 1u;
+    for (int r = 0; r < 3; r++) {
+        const f32x4 x = f32x4_mul(a0[r], m.x), y = f32x4_mul(a1[r], m.y), z = f32x4_mul(a2[r], m.z);
+        f32x4 row[3];
         for (int k = 0; k < 3; k++)
-            if ((locked >> r & 1u) || (locked >> k & 1u))
-                out[r * 3 + k] = 0.0f;
+            row[k] = f32x4_add(f32x4_add(f32x4_mul(x, a0[k]), f32x4_mul(y, a1[k])),
+                               f32x4_mul(z, a2[k]));
+        v3x4_scatter(to[0] + 3 * r, to[1] + 3 * r, to[2] + 3 * r, to[3] + 3 * r,
+                     (v3x4){row[0], row[1], row[2]}, lanes);
+    }
+    for (uint32_t k = 0; k < n; k++)
+        bodies__lock_inertia(b->locks[body[k]], out[k]);
 }
 
 physics__v3 physics__world_inv_inertia_times(const physics__bodies *b, uint32_t i, physics__v3 v)

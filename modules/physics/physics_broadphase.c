@@ -10,6 +10,7 @@
  * so finding pairs walks memory in order instead of chasing `next` indices. Cells are not
  * stored: several may hash to one bucket, so every test also checks the cell it means. */
 #include "physics_internal.h"
+#include "physics_lanes.h"
 
 #include "ct_array.h"
 
@@ -72,9 +73,21 @@ static inline int32_t bp__coord(float v, float inv_cell)
     return t - ((float)t > c);
 }
 
+/* bp__coord of each axis; in SSE2 the three at once, as bp__coords does them (a pair's owner
+ * cell is found for every overlap the pairs' search meets, three clamps with branches each). */
 static inline bp__cell bp__cell_of(physics__v3 p, float inv_cell)
 {
+#if LANES_SSE2
+    const __m128 c = _mm_mul_ps(_mm_setr_ps(p.x, p.y, p.z, 0.0f), _mm_set1_ps(inv_cell));
+    const __m128i t =
+        _mm_cvttps_epi32(_mm_min_ps(_mm_max_ps(c, _mm_set1_ps((float)(1 - BP_COORD_LIMIT))),
+                                    _mm_set1_ps((float)(BP_COORD_LIMIT - 1))));
+    const __m128i f = _mm_add_epi32(t, _mm_castps_si128(_mm_cmpgt_ps(_mm_cvtepi32_ps(t), c)));
+    return (bp__cell){_mm_cvtsi128_si32(f), _mm_cvtsi128_si32(_mm_shuffle_epi32(f, 1)),
+                      _mm_cvtsi128_si32(_mm_shuffle_epi32(f, 2))};
+#else
     return (bp__cell){bp__coord(p.x, inv_cell), bp__coord(p.y, inv_cell), bp__coord(p.z, inv_cell)};
+#endif
 }
 
 static inline uint64_t bp__key(int32_t x, int32_t y, int32_t z)
@@ -95,13 +108,18 @@ static inline bool bp__overlap(physics__v3 alo, physics__v3 ahi, physics__v3 blo
  * hashing: the multiply mixes every coordinate bit into the top bits, which pick the bucket.
  * Cheaper than a full finaliser, and neighbouring cells land far apart. Either way c must lie
  * within the grid's cell bounds (a hashed grid would not mind, but nothing is outside). */
+static inline uint32_t bp__hashed(bp__cell c, uint32_t shift)
+{
+    return (uint32_t)((bp__key(c.x, c.y, c.z) * 0x9e3779b97f4a7c15ull) >> shift);
+}
+
 static inline uint32_t bp__bucket(const physics__broadphase *bp, bp__cell c)
 {
     if (bp->dense)
         return ((uint32_t)(c.x - bp->cells_lo.x) * bp->dim_y + (uint32_t)(c.y - bp->cells_lo.y)) *
                    bp->dim_z +
                (uint32_t)(c.z - bp->cells_lo.z);
-    return (uint32_t)((bp__key(c.x, c.y, c.z) * 0x9e3779b97f4a7c15ull) >> bp->bucket_shift);
+    return bp__hashed(c, bp->bucket_shift);
 }
 
 static inline bool bp__in_grid(const physics__broadphase *bp, bp__cell c)
@@ -132,19 +150,37 @@ static inline bp__cell bp__owner(const physics__broadphase *bp, physics__v3 alo,
     return bp__cell_of(v3_max(alo, blo), bp->inv_cell);
 }
 
-/* bp__coord of every bound, over plain arrays that do not alias so that the compiler vectorises
- * it: box by box it costs more than the rest of the build. Two loops, because GCC (without
- * -fno-trapping-math) leaves one loop holding both the clamp and the floor's compare scalar. */
+/* bp__coord of every bound, over plain arrays that do not alias. Four at a time in SSE2 (what
+ * -O3 made of the loops below; at -O2, which does not vectorise them, they cost more than the rest
+ * of the build): maxps and minps are f_max and f_min, NaN included, truncating is exact in the
+ * clamped range and the compare's all-ones lane is the -1. The plain loops take the rest. Two
+ * loops, because GCC (without -fno-trapping-math) leaves one loop holding both the clamp and the
+ * floor's compare scalar. */
 static void bp__coords(const float *restrict lo, const float *restrict hi, uint32_t n,
                        float inv_cell, int32_t *restrict cell_lo, int32_t *restrict cell_hi)
 {
-    for (uint32_t k = 0; k < n; k++) {
-        cell_lo[k] = bp__truncate(lo[k] * inv_cell);
-        cell_hi[k] = bp__truncate(hi[k] * inv_cell);
+    uint32_t k = 0;
+#if LANES_SSE2
+    const __m128 inv = _mm_set1_ps(inv_cell), least = _mm_set1_ps((float)(1 - BP_COORD_LIMIT)),
+                 most = _mm_set1_ps((float)(BP_COORD_LIMIT - 1));
+    for (; k + 4 <= n; k += 4) {
+        const __m128 l = _mm_mul_ps(_mm_loadu_ps(lo + k), inv),
+                     h = _mm_mul_ps(_mm_loadu_ps(hi + k), inv);
+        const __m128i tl = _mm_cvttps_epi32(_mm_min_ps(_mm_max_ps(l, least), most)),
+                      th = _mm_cvttps_epi32(_mm_min_ps(_mm_max_ps(h, least), most));
+        _mm_storeu_si128((__m128i *)(void *)(cell_lo + k),
+                         _mm_add_epi32(tl, _mm_castps_si128(_mm_cmpgt_ps(_mm_cvtepi32_ps(tl), l))));
+        _mm_storeu_si128((__m128i *)(void *)(cell_hi + k),
+                         _mm_add_epi32(th, _mm_castps_si128(_mm_cmpgt_ps(_mm_cvtepi32_ps(th), h))));
     }
-    for (uint32_t k = 0; k < n; k++) {
-        cell_lo[k] -= (float)cell_lo[k] > lo[k] * inv_cell;
-        cell_hi[k] -= (float)cell_hi[k] > hi[k] * inv_cell;
+#endif
+    for (uint32_t j = k; j < n; j++) {
+        cell_lo[j] = bp__truncate(lo[j] * inv_cell);
+        cell_hi[j] = bp__truncate(hi[j] * inv_cell);
+    }
+    for (uint32_t j = k; j < n; j++) {
+        cell_lo[j] -= (float)cell_lo[j] > lo[j] * inv_cell;
+        cell_hi[j] -= (float)cell_hi[j] > hi[j] * inv_cell;
     }
 }
 
@@ -189,38 +225,47 @@ static void bp__measure_range(void *user, uint32_t begin, uint32_t end)
 }
 
 /* A build job for slices [begin, end) of boxes: their cells, which of them go in the grid, how
- * many items they make, and the grid's bounds. */
+ * many items they make, and the grid's bounds. The arrays and bounds are read into locals first:
+ * the byte stores to `cells` may alias anything, and the compiler reloaded every field of bp and
+ * every running bound from memory for each box. */
 static void bp__classify_range(void *user, uint32_t begin, uint32_t end)
 {
     physics__broadphase *bp = user;
+    const physics__v3 *restrict lo = bp->lo, *restrict hi = bp->hi;
+    bp__cell *restrict cell_lo = bp->cell_lo, *restrict cell_hi = bp->cell_hi;
+    uint8_t *restrict cells = bp->cells;
+    uint32_t *restrict large = bp->large;
+    const uint32_t n = bp->n;
     for (uint32_t s = begin; s < end; s++) {
-        const uint32_t first = s * BP_SLICE_BOXES, last = bp__slice_end(s, BP_SLICE_BOXES, bp->n);
-        bp__coords(&bp->lo[first].x, &bp->hi[first].x, 3 * (last - first), bp->inv_cell,
-                   &bp->cell_lo[first].x, &bp->cell_hi[first].x);
+        const uint32_t first = s * BP_SLICE_BOXES, last = bp__slice_end(s, BP_SLICE_BOXES, n);
+        bp__coords(&lo[first].x, &hi[first].x, 3 * (last - first), bp->inv_cell,
+                   &cell_lo[first].x, &cell_hi[first].x);
         uint32_t items = 0, num_large = 0;
-        physics__v3 grid_lo = v3(INFINITY, INFINITY, INFINITY);
-        physics__v3 grid_hi = v3(-INFINITY, -INFINITY, -INFINITY);
-        bp__cell cells_lo = {INT32_MAX, INT32_MAX, INT32_MAX},
-                 cells_hi = {INT32_MIN, INT32_MIN, INT32_MIN};
+        float glx = INFINITY, gly = INFINITY, glz = INFINITY;
+        float ghx = -INFINITY, ghy = -INFINITY, ghz = -INFINITY;
+        int32_t clx = INT32_MAX, cly = INT32_MAX, clz = INT32_MAX;
+        int32_t chx = INT32_MIN, chy = INT32_MIN, chz = INT32_MIN;
         for (uint32_t i = first; i < last; i++) {
-            const bp__cell l = bp->cell_lo[i], h = bp->cell_hi[i];
+            const bp__cell l = cell_lo[i], h = cell_hi[i];
             const int32_t sx = h.x - l.x + 1, sy = h.y - l.y + 1, sz = h.z - l.z + 1;
             if (sx > BP_LARGE_CELLS || sy > BP_LARGE_CELLS || sz > BP_LARGE_CELLS) {
-                bp->cells[i] = 0;
-                bp->large[first + num_large++] = i;
+                cells[i] = 0;
+                large[first + num_large++] = i;
                 continue;
             }
-            bp->cells[i] = (uint8_t)(sx * sy * sz);
-            items += bp->cells[i];
-            grid_lo = v3_min(grid_lo, bp->lo[i]);
-            grid_hi = v3_max(grid_hi, bp->hi[i]);
-            cells_lo = bp__cell_min(cells_lo, l);
-            cells_hi = bp__cell_max(cells_hi, h);
+            const uint32_t c = (uint32_t)(sx * sy * sz);
+            cells[i] = (uint8_t)c;
+            items += c;
+            /* (v3_min and v3_max, one axis at a time) */
+            glx = f_min(glx, lo[i].x), gly = f_min(gly, lo[i].y), glz = f_min(glz, lo[i].z);
+            ghx = f_max(ghx, hi[i].x), ghy = f_max(ghy, hi[i].y), ghz = f_max(ghz, hi[i].z);
+            clx = l.x < clx ? l.x : clx, cly = l.y < cly ? l.y : cly, clz = l.z < clz ? l.z : clz;
+            chx = h.x > chx ? h.x : chx, chy = h.y > chy ? h.y : chy, chz = h.z > chz ? h.z : chz;
         }
-        bp->part[s] = (physics__bp_part){.grid_lo = grid_lo,
-                                         .grid_hi = grid_hi,
-                                         .cells_lo = cells_lo,
-                                         .cells_hi = cells_hi,
+        bp->part[s] = (physics__bp_part){.grid_lo = v3(glx, gly, glz),
+                                         .grid_hi = v3(ghx, ghy, ghz),
+                                         .cells_lo = {clx, cly, clz},
+                                         .cells_hi = {chx, chy, chz},
                                          .items = items,
                                          .num_large = num_large};
     }
@@ -243,55 +288,82 @@ static inline uint32_t bp__group_part(const bp__sort_job *job, uint32_t g)
     return job->groups == job->parts ? g : (g ? job->parts : 0);
 }
 
+/* The bucket of every item of boxes [first, last), from item `item` on, in box order; counted in
+ * count unless it is NULL. `dense` is a constant at each call (one loop per kind of grid): a dense
+ * grid's bucket steps by a constant from cell to cell, so the loop adds instead of multiplying.
+ * What it reads is in locals: the stores to item_bucket and count may alias bp's fields. */
+static inline void bp__bucket_boxes(const physics__broadphase *bp, uint32_t first, uint32_t last,
+                                    uint32_t item, uint32_t *restrict count, bool dense)
+{
+    uint32_t *restrict item_bucket = bp->item_bucket;
+    const bp__cell *restrict cell_lo = bp->cell_lo, *restrict cell_hi = bp->cell_hi;
+    const uint8_t *restrict cells = bp->cells;
+    const uint32_t dim_y = bp->dim_y, dim_z = bp->dim_z, shift = bp->bucket_shift;
+    for (uint32_t i = first; i < last; i++) {
+        const bp__cell l = cell_lo[i], h = cell_hi[i];
+        /* (dense: from the last cell of a z run to the first of the next, and of an x layer) */
+        const uint32_t span_z = (uint32_t)(h.z - l.z + 1), span_y = (uint32_t)(h.y - l.y + 1);
+        const uint32_t next_row = dim_z - span_z, next_layer = (dim_y - span_y) * dim_z;
+        uint32_t k = dense ? bp__bucket(bp, l) : 0;
+        /* One loop over the box's cells, stepping z, then y, then x without branches: three
+         * nested loops would mispredict each of their exits, their trip counts varying from
+         * box to box. */
+        int32_t x = l.x, y = l.y, z = l.z;
+        for (uint32_t c = cells[i]; c > 0; c--) {
+            if (!dense)
+                k = bp__hashed((bp__cell){x, y, z}, shift);
+            item_bucket[item++] = k;
+            if (count)
+                count[k]++;
+            const bool next_y = z == h.z;
+            z = next_y ? l.z : z + 1;
+            y += next_y;
+            const bool next_x = y > h.y;
+            y = next_x ? l.y : y;
+            x += next_x;
+            if (dense)
+                k += 1u + (next_y ? next_row : 0u) + (next_x ? next_layer : 0u);
+        }
+    }
+}
+
 /* A build job: the bucket of every item of slices [begin, end) of boxes, from the slice's first
  * item on, in box order; counted per bucket when each slice is a group of its own. */
 static void bp__bucket_range(void *user, uint32_t begin, uint32_t end)
 {
     const bp__sort_job *job = user;
-    physics__broadphase *bp = job->bp;
-    uint32_t *item_bucket = bp->item_bucket;
+    const physics__broadphase *bp = job->bp;
     const bool counts = job->groups == job->parts;
     for (uint32_t s = begin; s < end; s++) {
-        uint32_t *count = bp->group_start + (size_t)s * bp->num_buckets;
+        uint32_t *count = counts ? bp->group_start + (size_t)s * bp->num_buckets : NULL;
         if (counts)
             memset(count, 0, (size_t)bp->num_buckets * sizeof *count);
-        uint32_t item = bp->part[s].items;
-        for (uint32_t i = s * BP_SLICE_BOXES; i < bp__slice_end(s, BP_SLICE_BOXES, bp->n); i++) {
-            const bp__cell l = bp->cell_lo[i], h = bp->cell_hi[i];
-            /* One loop over the box's cells, stepping z, then y, then x without branches: three
-             * nested loops would mispredict each of their exits, their trip counts varying from
-             * box to box. */
-            int32_t x = l.x, y = l.y, z = l.z;
-            for (uint32_t c = bp->cells[i]; c > 0; c--) {
-                const uint32_t k = bp__bucket(bp, (bp__cell){x, y, z});
-                item_bucket[item++] = k;
-                if (counts)
-                    count[k]++;
-                const bool next_y = z == h.z;
-                z = next_y ? l.z : z + 1;
-                y += next_y;
-                const bool next_x = y > h.y;
-                y = next_x ? l.y : y;
-                x += next_x;
-            }
-        }
+        const uint32_t first = s * BP_SLICE_BOXES, last = bp__slice_end(s, BP_SLICE_BOXES, bp->n);
+        if (bp->dense)
+            bp__bucket_boxes(bp, first, last, bp->part[s].items, count, true);
+        else
+            bp__bucket_boxes(bp, first, last, bp->part[s].items, count, false);
     }
 }
 
 /* A build job for groups [begin, end): each item's box into its bucket's place, from where the
- * group's items of that bucket begin (its counts turned into places), in box order. */
+ * group's items of that bucket begin (its counts turned into places), in box order. (Locals: the
+ * stores may alias bp's fields.) */
 static void bp__place_range(void *user, uint32_t begin, uint32_t end)
 {
     const bp__sort_job *job = user;
-    physics__broadphase *bp = job->bp;
-    const uint32_t *item_bucket = bp->item_bucket;
-    uint32_t *item_box = bp->item_box;
+    const physics__broadphase *bp = job->bp;
+    const uint32_t *restrict item_bucket = bp->item_bucket;
+    const uint8_t *restrict cells = bp->cells;
+    uint32_t *restrict item_box = bp->item_box;
+    const uint32_t n = bp->n;
     for (uint32_t g = begin; g < end; g++) {
-        uint32_t *place = bp->group_start + (size_t)g * bp->num_buckets;
+        uint32_t *restrict place = bp->group_start + (size_t)g * bp->num_buckets;
         for (uint32_t s = bp__group_part(job, g); s < bp__group_part(job, g + 1); s++) {
             uint32_t item = bp->part[s].items;
-            for (uint32_t i = s * BP_SLICE_BOXES; i < bp__slice_end(s, BP_SLICE_BOXES, bp->n); i++)
-                for (uint32_t c = bp->cells[i]; c > 0; c--)
+            const uint32_t last = bp__slice_end(s, BP_SLICE_BOXES, n);
+            for (uint32_t i = s * BP_SLICE_BOXES; i < last; i++)
+                for (uint32_t c = cells[i]; c > 0; c--)
                     item_box[place[item_bucket[item++]]++] = i;
         }
     }
@@ -506,9 +578,10 @@ static inline int bp__add_pair(physics__broadphase *bp, uint32_t a, uint32_t b)
 /* The pairs of buckets [k0, k1) into out, which has room for all of them; returns how many.
  * `dense` is a constant at each call, so the compiler makes one loop per kind of grid: a dense
  * grid has one cell per bucket and so no box twice in one, which spares a load and a compare per
- * test. */
-static inline uint32_t bp__bucket_pairs(const physics__broadphase *bp, uint32_t k0, uint32_t k1,
-                                        physics__pair *out, uint32_t limit, bool dense)
+ * test. (Always inlined: at -O2, GCC made one copy of it that tested `dense` per pair.) */
+static inline __attribute__((always_inline)) uint32_t
+bp__bucket_pairs(const physics__broadphase *bp, uint32_t k0, uint32_t k1, physics__pair *out,
+                 uint32_t limit, bool dense)
 {
     const physics__bp_item *item = bp->item;
     uint32_t n = 0;

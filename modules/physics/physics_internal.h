@@ -449,6 +449,10 @@ ct_rigid_body_desc_t physics__rigid_of(const ct_body_desc_t *d);
 void physics__bodies_classify(physics__bodies *b, uint32_t i);
 /* The world inverse inertia of body i (symmetric 3x3, row major), locked axes zeroed. */
 void physics__world_inv_inertia(const physics__bodies *b, uint32_t i, float out[9]);
+/* The same for four bodies at once (body[k] into out[k], k < n; physics_lanes.h), with the same
+ * bits: the rigid solver's gathering, every moving body every step. */
+void physics__world_inv_inertia4(const physics__bodies *b, const uint32_t body[4], uint32_t n,
+                                 float *out[4]);
 /* That inverse inertia times v. */
 physics__v3 physics__world_inv_inertia_times(const physics__bodies *b, uint32_t i, physics__v3 v);
 /* Adds impulse (N s) at the world point `at` to dynamic body i's velocities, which stay within
@@ -696,7 +700,8 @@ typedef struct physics__rigid_contact {
     uint32_t a, b, count, cached;
     uint32_t pair; /* its manifold's slot: where its geometry is (physics__rigid.geo) */
     uint32_t passes; /* of its normal rows per solver pass: more for an impact (physics_rigid.c) */
-    uint32_t turns;  /* 1: its anchors turn with the bodies every substep (a capsule's) */
+    uint32_t turns;  /* 1: its anchors turn with the bodies every substep (a capsule's); 2: were
+                      * turned once, to the step's start (physics_rigid.c, RIGID_ANCHORS_*) */
     physics__v3 normal, t1, t2;
     physics__v3 center_a;         /* the centre from a's centre (for the event's point) */
     physics__rigid_row f1, f2;    /* tangent rows at the centre (their masses unused) */

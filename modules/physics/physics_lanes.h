@@ -185,6 +185,20 @@ static inline void v3x4_scatter(float *p0, float *p1, float *p2, float *p3, v3x4
     f32x4_scatter3(p0, p1, p2, p3, r.x, r.y, r.z, lanes);
 }
 
+/* Four 3-vectors v turned by four unit quaternions (u their vector parts, w their scalar ones),
+ * as quat_rotate rounds (quat_unrotate: u negated). */
+static inline v3x4 v3x4_quat_rotate(v3x4 u, f32x4 w, v3x4 v)
+{
+    const f32x4 two = f32x4_splat(2.0f);
+    const v3x4 t = {f32x4_mul(f32x4_sub(f32x4_mul(u.y, v.z), f32x4_mul(u.z, v.y)), two),
+                    f32x4_mul(f32x4_sub(f32x4_mul(u.z, v.x), f32x4_mul(u.x, v.z)), two),
+                    f32x4_mul(f32x4_sub(f32x4_mul(u.x, v.y), f32x4_mul(u.y, v.x)), two)};
+    const v3x4 c = {f32x4_sub(f32x4_mul(u.y, t.z), f32x4_mul(u.z, t.y)),
+                    f32x4_sub(f32x4_mul(u.z, t.x), f32x4_mul(u.x, t.z)),
+                    f32x4_sub(f32x4_mul(u.x, t.y), f32x4_mul(u.y, t.x))};
+    return v3x4_add(v3x4_add(v, v3x4_scale(t, w)), c);
+}
+
 /* Friction within a cone, lane by lane: the tangent impulses (*j1, *j2) brought back onto the
  * circle of radius limit (friction times the normal impulse) when they lie outside it (a zero
  * limit stops them). Mostly they fit (things at rest hold): the square root and the division are

@@ -14,6 +14,7 @@
  * rest). Triangles with an open or convex edge (a ridge, a border) use the full test. A height
  * field is a mesh of two triangles per cell. */
 #include "physics_hull.h"
+#include "physics_lanes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -317,21 +318,42 @@ static inline bool mesh__box_meets(physics__v3 alo, physics__v3 ahi, physics__v3
              ahi.z < blo.z);
 }
 
-/* The box around triangle t (mesh frame). */
-static inline void mesh__triangle_box(const physics__mesh *m, uint32_t t, physics__v3 *lo,
-                                      physics__v3 *hi)
+/* A box the tree and the lists are searched with, ready for mesh__probe_meets. */
+typedef struct mesh__probe {
+#if LANES_SSE2
+    __m128 hi; /* hi.x, y, z, and a lane no compare keeps */
+    __m128 lo; /* a lane no compare keeps, then lo.x, y, z */
+#else
+    physics__v3 lo, hi;
+#endif
+} mesh__probe;
+
+static inline mesh__probe mesh__probe_of(physics__v3 lo, physics__v3 hi)
 {
-    *lo = m->box[t][0];
-    *hi = m->box[t][1];
+#if LANES_SSE2
+    return (mesh__probe){_mm_setr_ps(hi.x, hi.y, hi.z, 0.0f), _mm_setr_ps(0.0f, lo.x, lo.y, lo.z)};
+#else
+    return (mesh__probe){lo, hi};
+#endif
 }
 
-static inline bool mesh__triangle_meets(const physics__mesh *m, uint32_t t, physics__v3 lo,
-                                        physics__v3 hi)
+/* mesh__box_meets(box[0], box[1], the probe's lo, hi) for the box at `box` (its lo, then its hi:
+ * a node's or a triangle's). Six compares in two (the nodes and the lists' triangles are tested
+ * every step, each with six compares and branches): the floats 0..3 of the box against hi and
+ * 2..5 against lo, each keeping three lanes. A compare with NaN is false in both. */
+static inline bool mesh__probe_meets(const physics__v3 *box, const mesh__probe *p)
 {
-    physics__v3 tlo, thi;
-    mesh__triangle_box(m, t, &tlo, &thi);
-    return mesh__box_meets(tlo, thi, lo, hi);
+#if LANES_SSE2
+    const float *f = &box->x;
+    return !((_mm_movemask_ps(_mm_cmpgt_ps(_mm_loadu_ps(f), p->hi)) & 7) |
+             (_mm_movemask_ps(_mm_cmplt_ps(_mm_loadu_ps(f + 2), p->lo)) & 14));
+#else
+    return mesh__box_meets(box[0], box[1], p->lo, p->hi);
+#endif
 }
+_Static_assert(offsetof(physics__mesh_node, hi) == sizeof(physics__v3) &&
+                   sizeof(physics__v3) == 3 * sizeof(float),
+               "a node's box is six floats, lo then hi");
 
 /* Calls fn for each triangle whose node boxes meet [lo, hi] (mesh frame), at most *left of them
  * (counted off it); stops on non-zero, and returns MESH_CUT where one more would be past *left. */
@@ -340,19 +362,20 @@ typedef int (*mesh__visit_f)(void *user, uint32_t tri);
 static int mesh__visit(const physics__mesh *m, physics__v3 lo, physics__v3 hi, mesh__visit_f fn,
                        void *user, uint32_t *left)
 {
+    const mesh__probe probe = mesh__probe_of(lo, hi);
     uint32_t stack[64], top = 0, room = *left;
     stack[top++] = 0;
     int r = 0;
     while (top && !r) {
         const physics__mesh_node *n = &m->node[stack[--top]];
-        if (!mesh__box_meets(n->lo, n->hi, lo, hi))
+        if (!mesh__probe_meets(&n->lo, &probe))
             continue;
         if (n->count) {
             for (uint32_t t = n->first; t < n->first + n->count; t++) {
                 /* The leaf's box is its triangles' together: a triangle of it may still lie far
                  * from the query (and a round body's test against it would find its plane, not
                  * the triangle). */
-                if (!mesh__triangle_meets(m, t, lo, hi))
+                if (!mesh__probe_meets(m->box[t], &probe))
                     continue;
                 if (!room) {
                     r = MESH_CUT;
@@ -450,9 +473,10 @@ static int mesh__visit_list(const physics__mesh *m, const physics__mesh_near *ne
 {
     /* The boxes first, then the tests: the triangles' loads (mostly cache misses) then overlap
      * instead of each waiting behind the previous triangle's test. */
+    const mesh__probe probe = mesh__probe_of(lo, hi);
     uint32_t meets = 0;
     for (uint32_t k = 0; k < near->count; k++)
-        meets |= (uint32_t)mesh__triangle_meets(m, near->tri[k], lo, hi) << k;
+        meets |= (uint32_t)mesh__probe_meets(m->box[near->tri[k]], &probe) << k;
     int r = 0;
     for (; meets && !r; meets &= meets - 1u) {
         --*left;
@@ -468,23 +492,22 @@ static int mesh__visit_near(const physics__mesh *m, physics__mesh_near *near, ph
 {
     const float g = near->grow;
     const physics__v3 glo = v3_sub(lo, v3(g, g, g)), ghi = v3_add(hi, v3(g, g, g));
+    const mesh__probe grown = mesh__probe_of(glo, ghi), probe = mesh__probe_of(lo, hi);
     uint32_t count = 0, stack[64], top = 0, room = *left;
     bool whole = true;
     stack[top++] = 0;
     while (top) {
         const physics__mesh_node *n = &m->node[stack[--top]];
-        if (!mesh__box_meets(n->lo, n->hi, glo, ghi))
+        if (!mesh__probe_meets(&n->lo, &grown))
             continue;
         if (n->count) {
             for (uint32_t t = n->first; t < n->first + n->count; t++) {
-                physics__v3 tlo, thi;
-                mesh__triangle_box(m, t, &tlo, &thi);
-                if (!mesh__box_meets(tlo, thi, glo, ghi))
+                if (!mesh__probe_meets(m->box[t], &grown))
                     continue;
                 if (count < PHYSICS_MESH_NEAR_MAX)
                     near->tri[count] = t;
                 count++;
-                if (!mesh__box_meets(tlo, thi, lo, hi))
+                if (!mesh__probe_meets(m->box[t], &probe))
                     continue;
                 const int r = room ? (room--, fn(user, t)) : MESH_CUT;
                 if (r) {
@@ -526,35 +549,46 @@ static const uint8_t tri_face_index[6] = {0, 1, 2, 0, 2, 1};
 static const physics__hull_edge tri_edge[3] = {
     {{0, 1}, {0, 1}}, {{1, 2}, {0, 1}}, {{2, 0}, {0, 1}}};
 
+/* Where mesh body i lies: its mesh, position and rotation, and whether it is turned (most level
+ * geometry is not: then the mesh frame is the world's, moved). A body's search takes it once
+ * (mesh__begin) for all the triangles it asks about: read per triangle, with the identity
+ * compares, it cost as much as the plane itself. */
+typedef struct mesh__frame {
+    const physics__mesh *m;
+    physics__v3 at;
+    physics__quat q;
+    bool turned;
+} mesh__frame;
+
+static inline mesh__frame mesh__frame_of(const physics__bodies *b, uint32_t i)
+{
+    return (mesh__frame){b->mesh[i], b->position[i], b->rotation[i],
+                         !quat_is_identity(b->rotation[i])};
+}
+
 /* The plane of triangle t placed in the world: its front normal *n and offset *d (the same bits
  * as mesh__triangle's n[0] and d[0]), and its first corner *v0. A body's test asks this first:
  * most triangles under a body's box are clear of it (the body over a slope, or still falling). */
-static void mesh__plane(const physics__bodies *b, uint32_t i, uint32_t t, physics__v3 *n, float *d,
-                        physics__v3 *v0)
+static inline void mesh__plane(const mesh__frame *f, uint32_t t, physics__v3 *n, float *d,
+                               physics__v3 *v0)
 {
-    const physics__mesh *m = b->mesh[i];
-    const physics__quat q = b->rotation[i];
-    const bool turned = !quat_is_identity(q);
+    const physics__mesh *m = f->m;
     const physics__v3 v = m->vertex[m->tri[t][0]];
-    *v0 = v3_add(b->position[i], turned ? quat_rotate(q, v) : v);
-    *n = turned ? quat_rotate(q, m->normal[t]) : m->normal[t];
+    *v0 = v3_add(f->at, f->turned ? quat_rotate(f->q, v) : v);
+    *n = f->turned ? quat_rotate(f->q, m->normal[t]) : m->normal[t];
     *d = v3_dot(*n, *v0);
 }
 
 /* Triangle t placed in the world as a flat polytope, from its plane (mesh__plane). */
-static void mesh__triangle_of(const physics__bodies *b, uint32_t i, uint32_t t, physics__v3 n,
-                              float d, physics__v3 v0, physics__poly *p)
+static void mesh__triangle_of(const mesh__frame *f, uint32_t t, physics__v3 n, float d,
+                              physics__v3 v0, physics__poly *p)
 {
-    const physics__mesh *m = b->mesh[i];
-    const physics__quat q = b->rotation[i];
-    const physics__v3 c = b->position[i];
+    const physics__mesh *m = f->m;
     p->nv = 3, p->nf = 2, p->ne = 3, p->flat = true, p->box = false;
-    /* Most level geometry is not turned: then the mesh frame is the world's, moved. */
-    const bool turned = !quat_is_identity(q);
     p->v[0] = v0;
     for (int k = 1; k < 3; k++) {
         const physics__v3 v = m->vertex[m->tri[t][k]];
-        p->v[k] = v3_add(c, turned ? quat_rotate(q, v) : v);
+        p->v[k] = v3_add(f->at, f->turned ? quat_rotate(f->q, v) : v);
     }
     p->c = v3_scale(v3_add(v3_add(p->v[0], p->v[1]), p->v[2]), 1.0f / 3.0f);
     p->n[0] = n;
@@ -567,10 +601,11 @@ static void mesh__triangle_of(const physics__bodies *b, uint32_t i, uint32_t t, 
 
 static void mesh__triangle(const physics__bodies *b, uint32_t i, uint32_t t, physics__poly *p)
 {
+    const mesh__frame f = mesh__frame_of(b, i);
     physics__v3 n, v0;
     float d;
-    mesh__plane(b, i, t, &n, &d, &v0);
-    mesh__triangle_of(b, i, t, n, d, v0, p);
+    mesh__plane(&f, t, &n, &d, &v0);
+    mesh__triangle_of(&f, t, n, d, v0, p);
 }
 
 /* ---- manifolds ------------------------------------------------------------------------------ */
@@ -580,6 +615,7 @@ enum { MESH_MAX_FOUND = 16 };
 
 typedef struct mesh__collide {
     const physics__bodies *b;
+    mesh__frame frame; /* the mesh's */
     uint32_t mesh, other;
     bool mesh_is_a;
     float margin;
@@ -790,7 +826,7 @@ static bool mesh__near_plane(mesh__collide *c, uint32_t t, physics__v3 *n_out, f
 {
     physics__v3 n;
     float d;
-    mesh__plane(c->b, c->mesh, t, &n, &d, v0);
+    mesh__plane(&c->frame, t, &n, &d, v0);
     *n_out = n, *d_out = d;
     const float front = v3_dot(n, c->centre) - d;
     /* One-sided: a body wholly behind the triangle's plane is not pushed through it. */
@@ -865,7 +901,7 @@ static void mesh__collide_near(mesh__collide *c, uint32_t t, physics__v3 n, floa
     if (c->least && c->num_found && gap > c->depth + PHYSICS_PLANE_SLACK && (c->poly || gap > 0.0f))
         return;
     physics__poly tp;
-    mesh__triangle_of(c->b, c->mesh, t, n, d, v0, &tp);
+    mesh__triangle_of(&c->frame, t, n, d, v0, &tp);
     /* The body's polytope when a first triangle comes near it (most pairs of a body over a
      * mesh find none some steps). */
     if (c->poly && !c->poly_ready) {
@@ -1003,6 +1039,7 @@ static bool mesh__begin(mesh__pair *p, const physics__bodies *b, uint32_t i, uin
     *c = (mesh__collide){.b = b,
                          .face = p->face,
                          .other_poly = &p->other_poly,
+                         .frame = mesh__frame_of(b, mi),
                          .mesh = mi,
                          .other = oi,
                          .mesh_is_a = mesh_is_a,

@@ -46,8 +46,9 @@ typedef struct physics__rigid_block {
     uint32_t passes; /* the most passes over its lanes' normal rows (physics__rigid_contact) */
     /* Each lane's count and passes (1 or RIGID_IMPACT_PASSES), which count and passes are the most
      * of, and whether its body a is still (wide__still). */
-    uint8_t lane_count[4], lane_passes[4], lane_still[4];
+    uint8_t lane_count[4], lane_passes[4], lane_still[4], lane_rest[4];
     uint32_t still_a; /* 1: every lane's body a is still */
+    uint32_t rest_a;  /* 1: every lane's body a is at rest (wide__still) */
     wide__lanes inv_mb;
     wide__v3 normal, t1, t2;
     wide__point p[PHYSICS_MANIFOLD_POINTS];
@@ -115,11 +116,16 @@ static inline f32x4 wide__speed(const wide__bodies *x, const wide__row *row, v3x
         v3x4_dot(x->wa, w3_load(&row->ca)));
 }
 
+/* Bodies a's velocities, or with rest_a their bits, +0 (wide__still), without the loads. */
 static inline void wide__load(wide__bodies *x, const physics__rigid_body *body,
                               const physics__rigid_block *k)
 {
-    x->va = wide__gather(body, k->a, offsetof(physics__rigid_body, v));
-    x->wa = wide__gather(body, k->a, offsetof(physics__rigid_body, w));
+    if (k->rest_a) {
+        x->va = x->wa = (v3x4){f32x4_splat(0.0f), f32x4_splat(0.0f), f32x4_splat(0.0f)};
+    } else {
+        x->va = wide__gather(body, k->a, offsetof(physics__rigid_body, v));
+        x->wa = wide__gather(body, k->a, offsetof(physics__rigid_body, w));
+    }
     x->vb = wide__gather(body, k->b, offsetof(physics__rigid_body, v));
     x->wb = wide__gather(body, k->b, offsetof(physics__rigid_body, w));
 }
@@ -127,10 +133,14 @@ static inline void wide__load(wide__bodies *x, const physics__rigid_body *body,
 static inline void wide__store(const wide__bodies *x, physics__rigid_body *body,
                                const physics__rigid_block *k)
 {
-    wide__scatter(body, k->a, offsetof(physics__rigid_body, v), x->va, k->write_a);
-    wide__scatter(body, k->a, offsetof(physics__rigid_body, w), x->wa, k->write_a);
-    wide__scatter(body, k->b, offsetof(physics__rigid_body, v), x->vb, k->write_b);
-    wide__scatter(body, k->b, offsetof(physics__rigid_body, w), x->wb, k->write_b);
+    if (k->write_a) { /* (none against the ground) */
+        wide__scatter(body, k->a, offsetof(physics__rigid_body, v), x->va, k->write_a);
+        wide__scatter(body, k->a, offsetof(physics__rigid_body, w), x->wa, k->write_a);
+    }
+    if (k->write_b) {
+        wide__scatter(body, k->b, offsetof(physics__rigid_body, v), x->vb, k->write_b);
+        wide__scatter(body, k->b, offsetof(physics__rigid_body, w), x->wb, k->write_b);
+    }
 }
 
 /* The warm start of one block (as rigid__warm_contact; still_a: wide__push). */
@@ -163,8 +173,8 @@ wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_
     const f32x4 zero = f32x4_splat(0.0f), one = f32x4_splat(1.0f);
     wide__bodies x;
     wide__load(&x, body, k);
-    const v3x4 dpa = wide__gather(body, k->a, offsetof(physics__rigid_body, dp)),
-               dqa = wide__gather(body, k->a, offsetof(physics__rigid_body, dq)),
+    const v3x4 dpa = k->rest_a ? x.va : wide__gather(body, k->a, offsetof(physics__rigid_body, dp)),
+               dqa = k->rest_a ? x.va : wide__gather(body, k->a, offsetof(physics__rigid_body, dq)),
                dpb = wide__gather(body, k->b, offsetof(physics__rigid_body, dp)),
                dqb = wide__gather(body, k->b, offsetof(physics__rigid_body, dq));
     const v3x4 n = w3_load(&k->normal);
@@ -353,17 +363,27 @@ static void wide__point_zero(physics__rigid_block *k, uint32_t q, uint32_t l)
     k->jn[q][l] = k->max_jn[q][l] = 0.0f;
 }
 
-/* Whether body x does not move and its velocities are free of -0 (then pushes of zero leave them
- * as they are: wide__push). A body that does not move is changed by nothing but pushes of zero
- * (contacts', joints'), which never make a -0, so what holds when the contacts are made holds
- * through the step. */
-static bool wide__still(const physics__rigid_body *x)
+/* Whether body x does not move and its velocities are free of -0 (*still: then pushes of zero
+ * leave them as they are, wide__push), and whether they are moreover every bit +0 (*rest: then the
+ * passes take +0 for them without loading them, wide__load; the ground under the bodies of
+ * convex_vs_mesh). A body that does not move is changed by nothing but pushes of zero (contacts',
+ * joints'), which never make a -0 and leave +0 as it is, and its move and turn in a substep, v h
+ * and w h, are +0 when v and w are (its move and turn so far are +0 when the contacts are made:
+ * rigid__gather_range), so what holds when the contacts are made holds through the step. Read as
+ * bits: one pass, no compare of floats. */
+static void wide__still(const physics__rigid_body *x, uint8_t *still, uint8_t *rest)
 {
-    const float f[6] = {x->v.x, x->v.y, x->v.z, x->w.x, x->w.y, x->w.z};
-    for (uint32_t i = 0; i < 6; i++)
-        if (f[i] == 0.0f && signbit(f[i]))
-            return false;
-    return x->inv_mass == 0.0f;
+    uint32_t bits[6];
+    memcpy(bits, &x->v, sizeof x->v);
+    memcpy(bits + 3, &x->w, sizeof x->w);
+    uint32_t negative_zero = 0, any = 0;
+    for (uint32_t i = 0; i < 6; i++) {
+        negative_zero |= bits[i] == 0x80000000u;
+        any |= bits[i];
+    }
+    const bool fixed = x->inv_mass == 0.0f;
+    *still = fixed && !negative_zero;
+    *rest = fixed && any == 0u;
 }
 
 /* Contact c's rows into lane l of block k: its points' normal rows, masses, separations and
@@ -397,7 +417,7 @@ static void wide__lane(physics__rigid_block *k, uint32_t l, const physics__rigid
     k->b[l] = c->b;
     k->lane_count[l] = (uint8_t)c->count;
     k->lane_passes[l] = (uint8_t)c->passes;
-    k->lane_still[l] = wide__still(A);
+    wide__still(A, &k->lane_still[l], &k->lane_rest[l]);
     k->impact[l] = c->passes > 1u ? 1.0f : 0.0f;
     k->inv_ma[l] = A->inv_mass;
     k->inv_mb[l] = B->inv_mass;
@@ -497,13 +517,14 @@ static void wide__seal_range(void *user, uint32_t begin, uint32_t end)
         physics__rigid_block *blk = &r->block[k];
         blk->count = blk->write_a = blk->write_b = 0;
         blk->passes = 0;
-        blk->still_a = 1;
+        blk->still_a = blk->rest_a = 1;
         for (uint32_t l = 0; l < 4; l++) {
             if (r->lanes[4 * k + l] == UINT32_MAX)
                 continue;
             blk->write_a |= blk->inv_ma[l] > 0.0f ? 1u << l : 0u;
             blk->write_b |= blk->inv_mb[l] > 0.0f ? 1u << l : 0u;
             blk->still_a &= blk->lane_still[l];
+            blk->rest_a &= blk->lane_rest[l];
             if (blk->lane_count[l] > blk->count)
                 blk->count = blk->lane_count[l];
             if (blk->lane_passes[l] > blk->passes)

@@ -57,7 +57,7 @@ static ct_transform_t t_create(ct_world_o *world, ct_entity_t e, const ct_transf
         return out;
     }
     ct_transform_pose_t pose = local ? *local : transforms__identity_pose;
-    char why[96];
+    char why[160];
     if (!transforms__check_pose(&pose, why, sizeof why)) {
         LOG_MISUSE("create: entity %u: %s; refused", e.id, why);
         return out;
@@ -126,7 +126,7 @@ static void t_set_local(ct_world_o *world, ct_transform_t i, const ct_transform_
     if (!m || !local)
         return;
     ct_transform_pose_t pose = *local;
-    char why[96];
+    char why[160];
     if (!transforms__check_pose(&pose, why, sizeof why)) {
         LOG_MISUSE("set_local: entity %u: %s; refused", m->entity[s].id, why);
         return;
@@ -191,7 +191,7 @@ static void report_batch_skips(const transforms__manager_t *m, const ct_transfor
 {
     for (uint32_t k = 0; k < n; k++) {
         ct_transform_pose_t pose = locals[k];
-        char why[96];
+        char why[160];
         const uint32_t i = transforms__index(m, instances[k]);
         if (!i) {
             LOG_MISUSE("set_local_batch: skipped %u of %u entries; the first, [%u], is an invalid "
@@ -254,7 +254,7 @@ static bool t_set_world_position(ct_world_o *world, ct_entity_t e, const float p
     const uint32_t i = entity_instance(world, e, &m, "set_world_position");
     if (!i || !position)
         return false;
-    char why[96];
+    char why[160];
     if (!transforms__check_position(position, why, sizeof why)) {
         LOG_MISUSE("set_world_position: entity %u: %s; refused", e.id, why);
         return false;
@@ -273,7 +273,7 @@ static bool t_set_world_rotation(ct_world_o *world, ct_entity_t e, const float r
     if (!i || !rotation)
         return false;
     float q[4] = {rotation[0], rotation[1], rotation[2], rotation[3]};
-    char why[96];
+    char why[160];
     if (!transforms__check_rotation(q, why, sizeof why)) {
         LOG_MISUSE("set_world_rotation: entity %u: %s; refused", e.id, why);
         return false;

@@ -83,7 +83,7 @@ static int compile(void *user_data, const ct_data_o *source, void *out, ct_compi
             return err;
     }
     /* The rule of every other entry point (a rotation is normalised here, once). */
-    char why[96];
+    char why[160];
     if (!transforms__check_pose(&pose, why, sizeof why)) {
         transforms__m.resource->compile_error(ctx, "transform.%s", why);
         return CT_ERR_BAD_DATA;

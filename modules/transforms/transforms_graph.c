@@ -399,7 +399,7 @@ uint32_t transforms__set_local_batch(transforms__manager_t *m, const ct_transfor
     for (uint32_t k = 0; k < n; k++) {
         const uint32_t i = transforms__index(m, instances[k]);
         ct_transform_pose_t pose = locals[k];
-        char why[96];
+        char why[160];
         if (i && transforms__check_pose(&pose, why, sizeof why)) {
             transforms__write_local(m, i, &pose);
             m->mark[i] = 1;

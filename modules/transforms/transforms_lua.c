@@ -44,7 +44,7 @@ static int push_floats(lua_State *L, const float *v, uint32_t n)
 static void set_pose(lua_State *L, const char *what, transforms__manager_t *m, uint32_t i,
                      ct_transform_pose_t *pose)
 {
-    char why[96];
+    char why[160];
     if (!transforms__check_pose(pose, why, sizeof why))
         transforms__m.lua->error(L, "Transform.%s: entity %u: %s", what, m->entity[i].id, why);
     transforms__write_local(m, i, pose);

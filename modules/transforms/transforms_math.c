@@ -141,7 +141,9 @@ bool transforms__quat_normalize(float q[4])
 }
 
 /* A unit quaternion is kept as given so that reading it back is exact; anything else finite is
- * scaled to unit length, since every formula here assumes one. */
+ * scaled to unit length, since every formula here assumes one. A quaternion that cannot be is
+ * refused for what it is: its length, in float, is nearly zero, or too large to square (a
+ * component past 1e19, as [1e30 0 0 1], whose refusal called it a zero-length quaternion). */
 static bool check_rotation(float q[4], char *why, size_t why_size)
 {
     for (int k = 0; k < 4; k++) {
@@ -152,7 +154,10 @@ static bool check_rotation(float q[4], char *why, size_t why_size)
     }
     const float len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
     if (fabsf(len2 - 1) > 1e-6f && !transforms__quat_normalize(q)) {
-        snprintf(why, why_size, "rotation is a zero-length quaternion");
+        snprintf(why, why_size,
+                 "rotation = [%.3g %.3g %.3g %.3g] does not normalise: its length %s",
+                 (double)q[0], (double)q[1], (double)q[2], (double)q[3],
+                 isfinite(len2) ? "is zero or nearly" : "overflows a float");
         return false;
     }
     return true;

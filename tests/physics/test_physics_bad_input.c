@@ -882,6 +882,40 @@ static void test_sources_name_file_entity_field(void **state)
     log__set_sink(NULL, NULL);
 }
 
+/* A transform's rotation that does not normalise is refused naming the file, the entity, the
+ * field and why: [1e30 0 0 1], each component finite, squares past a float's range (it was
+ * refused as "a zero-length quaternion"); [1e-30 0 0 0] is as good as zero. */
+static void test_rotations_that_do_not_normalise_say_why(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *rotation, *words;
+    } bad[] = {
+        {"[1e30 0 0 1]", "transform.rotation = [1e+30 0 0 1] does not normalise: its length "
+                         "overflows a float"},
+        {"[0 -3e20 0 0]", "transform.rotation = [0 -3e+20 0 0] does not normalise: its length "
+                          "overflows a float"},
+        {"[1e-30 0 0 0]", "transform.rotation = [1e-30 0 0 0] does not normalise: its length "
+                          "is zero or nearly"},
+    };
+    log__set_sink(capture, NULL);
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+        char text[256];
+        snprintf(text, sizeof text,
+                 "entities = [ { name = \"crate\" components = {\n"
+                 "  transform = { rotation = %s } body = { half_extents = [1 1 1] } } } ]\n",
+                 bad[b].rotation);
+        captured[0] = '\0';
+        assert_true(t->resource->load_source("level", "levels/bad_turn", text, strlen(text)) < 0);
+        if (!strstr(captured, "bad_turn.level") || !strstr(captured, "entity 'crate'") ||
+            !strstr(captured, bad[b].words))
+            fail_msg("rotation = %s: '%s' does not name the file, the entity and '%s'",
+                     bad[b].rotation, captured, bad[b].words);
+        assert_null(t->resource->get("level", "levels/bad_turn"));
+    }
+    log__set_sink(NULL, NULL);
+}
+
 /* A compiled body edited behind the compiler's back (a NaN or huge inertia, radius or half
  * height; NaN cannot be written in a source) is refused when the level loads, naming the entity,
  * the type and the field. */
@@ -1537,6 +1571,7 @@ int main(void)
         physics_test(test_destroy_in_event_handlers),
         physics_test(test_lua_v5_members_refuse_bad_input),
         physics_test(test_sources_name_file_entity_field),
+        physics_test(test_rotations_that_do_not_normalise_say_why),
         physics_test(test_edited_body_blob_refused),
         physics_test(test_lua_every_function_every_argument_wrong),
         physics_test(test_huge_bodies_on_a_field_logged_once),

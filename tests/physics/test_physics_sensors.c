@@ -8,7 +8,6 @@
  * one its mask leaves out, in the event stream and to Lua; bad sources are refused naming the
  * file, the entity and the field, and an edited blob is refused at load.
  */
-#include <malloc.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +18,15 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+/* The heap in use is read with glibc's mallinfo2; elsewhere the test that needs it says it
+ * skipped that check. */
+#if defined(__GLIBC__)
+#include <malloc.h>
+#define HEAP_IN_USE_KNOWN 1
+#else
+#define HEAP_IN_USE_KNOWN 0
+#endif
 
 #include "physics_module_fixture.h"
 
@@ -577,11 +585,16 @@ static void test_edited_sensor_blob_refused(void **state)
     test_blob_free(&b);
 }
 
-/* The heap in use (bytes): what malloc handed out, from its arenas and mapped alone. */
+/* The heap in use (bytes): what malloc handed out, from its arenas and mapped alone; 0 where
+ * glibc's mallinfo2 is not there to say. */
 static size_t heap_in_use(void)
 {
+#if HEAP_IN_USE_KNOWN
     const struct mallinfo2 m = mallinfo2();
     return m.uordblks + m.hblkhd;
+#else
+    return 0;
+#endif
 }
 
 /* Physics stepped with nothing running the world's script callbacks (a tool, a server, a test
@@ -625,6 +638,11 @@ static void test_callbacks_nobody_runs_stay_bounded(void **state)
     /* The last two steps: each ball went in, then out. */
     assert_int_equal(t.enters, 60);
     assert_int_equal(t.leaves, 60);
+    if (!HEAP_IN_USE_KNOWN) {
+        print_message("skipped: the heap's growth needs glibc's mallinfo2 (the callbacks were "
+                      "checked)\n");
+        skip();
+    }
     assert_true(after < before + (8u << 20));
 }
 
