@@ -63,7 +63,7 @@ void physics__contacts_free(physics__scene *s)
     s->contacts.n = s->contacts.cap = 0;
 }
 
-/* The pairs of a step are sorted by key (entity pair) in slices of SOLVER_SLICE_PAIRS on any
+/* The pairs of a step are sorted by key (entity pair) in slices of SORT_SLICE on any
  * threads: each slice makes its own pairs' keys, then an LSD radix sort, a byte a pass, counts
  * each slice's digits and moves each slice's pairs, the slices' places being set in between by
  * digit, then slice: a stable sort, the same bits as one walk. Only the bytes in which some keys
@@ -71,6 +71,9 @@ void physics__contacts_free(physics__scene *s)
  * callback per comparison on ten thousand pairs. The passes are stages of one parallel section
  * (physics_stages.c): two sections a pass, the pool's threads met at the end of each. */
 #define SORT_DIGITS 256u
+/* Pairs a slice: coarser than the contacts' (SOLVER_SLICE_PAIRS), as each pass's places are one
+ * item that walks every slice's digits. */
+#define SORT_SLICE 1024u
 /* Per slice in s->sort_count: the digit counts, the slice's kept pairs, its first key and what
  * its keys differ in from that one (two words each). */
 #define SORT_STRIDE (SORT_DIGITS + 5u)
@@ -84,7 +87,7 @@ typedef struct contacts__sort_job {
 
 static inline uint32_t contacts__slice_end(uint32_t slice, uint32_t n)
 {
-    return (slice + 1) * SOLVER_SLICE_PAIRS < n ? (slice + 1) * SOLVER_SLICE_PAIRS : n;
+    return (slice + 1) * SORT_SLICE < n ? (slice + 1) * SORT_SLICE : n;
 }
 
 /* The keyed pairs of slices [begin, end) of s->pairs, each slice's kept ones from its own first
@@ -97,10 +100,10 @@ static void contacts__key_range(void *user, uint32_t begin, uint32_t end)
     const physics__bodies *b = &s->bodies;
     for (uint32_t slice = begin; slice < end; slice++) {
         uint32_t *info = s->sort_count + (size_t)slice * SORT_STRIDE + SORT_DIGITS;
-        physics__keyed_pair *out = s->order + (size_t)slice * SOLVER_SLICE_PAIRS;
+        physics__keyed_pair *out = s->order + (size_t)slice * SORT_SLICE;
         uint32_t m = 0;
         uint64_t first = 0, differ = 0;
-        for (uint32_t k = slice * SOLVER_SLICE_PAIRS; k < contacts__slice_end(slice, job->n); k++) {
+        for (uint32_t k = slice * SORT_SLICE; k < contacts__slice_end(slice, job->n); k++) {
             uint32_t i = s->pairs[k].a, j = s->pairs[k].b;
             if ((b->inv_mass[i] == 0.0f && b->inv_mass[j] == 0.0f) ||
                 !(b->layer[i] & b->mask[j]) || !(b->layer[j] & b->mask[i]))
@@ -130,7 +133,7 @@ static void contacts__count_range(void *user, uint32_t begin, uint32_t end)
     for (uint32_t slice = begin; slice < end; slice++) {
         uint32_t *count = job->s->sort_count + (size_t)slice * SORT_STRIDE;
         memset(count, 0, SORT_DIGITS * sizeof *count);
-        for (uint32_t k = slice * SOLVER_SLICE_PAIRS; k < contacts__slice_end(slice, job->n); k++)
+        for (uint32_t k = slice * SORT_SLICE; k < contacts__slice_end(slice, job->n); k++)
             count[(job->from[k].key >> job->shift) & 255]++;
     }
 }
@@ -141,7 +144,7 @@ static void contacts__move_range(void *user, uint32_t begin, uint32_t end)
     const contacts__sort_job *job = user;
     for (uint32_t slice = begin; slice < end; slice++) {
         uint32_t *place = job->s->sort_count + (size_t)slice * SORT_STRIDE;
-        for (uint32_t k = slice * SOLVER_SLICE_PAIRS; k < contacts__slice_end(slice, job->n); k++)
+        for (uint32_t k = slice * SORT_SLICE; k < contacts__slice_end(slice, job->n); k++)
             job->to[place[(job->from[k].key >> job->shift) & 255]++] = job->from[k];
     }
 }
@@ -153,7 +156,7 @@ static void contacts__places_range(void *user, uint32_t begin, uint32_t end)
     (void)begin;
     (void)end;
     const contacts__sort_job *job = user;
-    const uint32_t used = (job->n + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    const uint32_t used = (job->n + SORT_SLICE - 1) / SORT_SLICE;
     for (uint32_t d = 0, sum = 0; d < SORT_DIGITS; d++)
         for (uint32_t slice = 0; slice < used; slice++) {
             uint32_t *c = &job->s->sort_count[(size_t)slice * SORT_STRIDE + d];
@@ -168,7 +171,7 @@ static void contacts__places_range(void *user, uint32_t begin, uint32_t end)
 static int contacts__sort_pairs(physics__scene *s, uint32_t num_pairs, uint32_t *kept,
                                 physics__keyed_pair **sorted)
 {
-    const uint32_t slices = (num_pairs + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    const uint32_t slices = (num_pairs + SORT_SLICE - 1) / SORT_SLICE;
     contacts__sort_job job = {s, NULL, NULL, num_pairs, 0};
     /* A stage, as the passes' counts and moves are: the threads take the slices from the two ends,
      * so each counts the first pass's digits of about the pairs it keyed (a pool's shared cursor
@@ -187,14 +190,14 @@ static int contacts__sort_pairs(physics__scene *s, uint32_t num_pairs, uint32_t 
         const uint64_t f = (uint64_t)info[2] << 32 | info[1];
         first = n ? first : f;
         differ |= ((uint64_t)info[4] << 32 | info[3]) | (f ^ first);
-        if (n != slice * SOLVER_SLICE_PAIRS)
-            memmove(s->order + n, s->order + (size_t)slice * SOLVER_SLICE_PAIRS,
+        if (n != slice * SORT_SLICE)
+            memmove(s->order + n, s->order + (size_t)slice * SORT_SLICE,
                     (size_t)info[0] * sizeof *s->order);
         n += info[0];
     }
     *kept = n;
     physics__keyed_pair *p = s->order, *tmp = s->order + num_pairs;
-    const uint32_t used = (n + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    const uint32_t used = (n + SORT_SLICE - 1) / SORT_SLICE;
     job.n = n;
     for (uint32_t shift = 0; shift < 64 && n; shift += 8) {
         if (!((differ >> shift) & 255))
@@ -445,7 +448,7 @@ int physics__contacts_order(physics__scene *s, const physics__keyed_pair **order
 {
     const physics__bodies *b = &s->bodies;
     const uint32_t num_pairs = s->num_pairs;
-    const uint32_t slices = (num_pairs + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    const uint32_t slices = (num_pairs + SORT_SLICE - 1) / SORT_SLICE;
     if (physics__reserve(s->a, (void **)&s->order, &s->cap_order, 2 * num_pairs,
                          sizeof *s->order) ||
         physics__reserve(s->a, (void **)&s->sort_count, &s->cap_sort_count, slices * SORT_STRIDE,

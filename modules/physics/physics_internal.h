@@ -1034,7 +1034,7 @@ typedef struct physics__characters {
 #define SOLVER_SLICE_BOXES 1024u
 /* The shape tests of the sorted pairs, the contacts made of them, and the rows filled from those,
  * are cut into jobs of this many pairs. */
-#define SOLVER_SLICE_PAIRS 1024u
+#define SOLVER_SLICE_PAIRS 256u
 /* The narrow phase's flags of a pair: keep it as a contact; it wakes a sleeping island; it hits
  * that island this step, which then wakes before the contacts are solved (physics__wake_hit). */
 #define NARROW_KEEP 1u

@@ -1,11 +1,17 @@
-/* The job pool: every item exactly once for any grain, nesting, run_and_wait, and a tracked
- * allocator hammered from every thread. */
+/* The job pool: every item exactly once for any grain, nesting, run_and_wait, a tracked
+ * allocator hammered from every thread, and an idle pool that sleeps. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#ifdef __linux__
+#include <dirent.h>
+#include <unistd.h>
+#endif
 
 #include <cmocka.h>
 
@@ -188,6 +194,73 @@ static void runs_inline_without_a_pool(void **state)
     assert_int_equal(jobs__init(2), CT_ERR_INVALID);
 }
 
+#ifdef __linux__
+/* The CPU time (clock ticks) of every thread of this process but the main one, and whether each
+ * is asleep ('S'): from /proc/self/task/<tid>/stat. Returns how many it found. */
+static int worker_states(unsigned long long *ticks, bool *asleep, int cap)
+{
+    DIR *dir = opendir("/proc/self/task");
+    assert_non_null(dir);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(dir)) != NULL;) {
+        if (e->d_name[0] == '.' || atoi(e->d_name) == getpid())
+            continue;
+        char path[300], line[512];
+        snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue; /* (a thread that just ended) */
+        const bool got = fgets(line, sizeof line, f) != NULL;
+        fclose(f);
+        const char *at = got ? strrchr(line, ')') : NULL; /* past the name, which may hold spaces */
+        char state = 0;
+        unsigned long long user = 0, sys = 0;
+        if (!at || sscanf(at + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &state,
+                          &user, &sys) != 3 || n == cap)
+            continue;
+        ticks[n] = user + sys;
+        asleep[n++] = state == 'S';
+    }
+    closedir(dir);
+    return n;
+}
+
+static void nap_ms(long ms)
+{
+    const struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+/* Workers spin a little after their work (the next parallel_for is most likely near), but an idle
+ * pool must sleep: asleep, its threads use no CPU time at all. */
+static void idle_workers_sleep(void **state)
+{
+    (void)state;
+    sum_t s = {.grain = 1};
+    jobs__api_v1()->parallel_for(1000, 1, add_range, &s);
+    assert_int_equal(atomic_load(&s.sum), 1000 * 1001 / 2);
+    unsigned long long before[THREADS], after[THREADS];
+    bool asleep[THREADS];
+    int n = 0, sleeping = 0;
+    /* Far longer than the spin: a worker still running after this spins forever. */
+    for (int tries = 0; tries < 500 && (n != THREADS - 1 || sleeping != n); tries++) {
+        nap_ms(10);
+        n = worker_states(before, asleep, THREADS);
+        sleeping = 0;
+        for (int i = 0; i < n; i++)
+            sleeping += asleep[i];
+    }
+    assert_int_equal(n, THREADS - 1);
+    assert_int_equal(sleeping, n);
+    nap_ms(200);
+    assert_int_equal(worker_states(after, asleep, THREADS), n);
+    for (int i = 0; i < n; i++) {
+        assert_true(asleep[i]);
+        assert_int_equal(after[i], before[i]);
+    }
+}
+#endif
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -196,6 +269,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(run_and_wait_runs_each_job_once, setup, teardown),
         cmocka_unit_test_setup_teardown(allocator_counts_stay_exact_under_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(runs_inline_without_a_pool, setup, teardown),
+#ifdef __linux__
+        cmocka_unit_test_setup_teardown(idle_workers_sleep, setup, teardown),
+#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
