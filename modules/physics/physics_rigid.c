@@ -1090,23 +1090,6 @@ static inline f32x4 rigid__adjugate_row4(f32x4 c, f32x4 p0, f32x4 p1, f32x4 q0, 
         f32x4_add(f32x4_add(f32x4_mul(c, f.x), f32x4_mul(p, f.y)), f32x4_mul(r, f.z)), inv_det);
 }
 
-/* The gyroscopic term of bodies spinning at w (world axes) for a substep h, implicitly: one
- * Newton step on  I (w2 - w) + h w2 x (I w2) = 0  in the body's frame, where the inertia I is
- * diagonal (stable for spinning long bodies; Box2D v3's and Box3D's scheme). There
- *   J = I + h (skew(w) I - skew(I w))  and  f = h w x (I w)
- * are written with the differences of the principal moments, a = h (Iz - Iy), b = h (Ix - Iz)
- * and c = h (Iy - Ix), which is what they are made of:
- *   J = [Ix, a wz, a wy; b wz, Iy, b wx; c wy, c wx, Iz],  f = (a wy wz, b wz wx, c wx wy),
- * so an axisymmetric body's moment about its axis is exactly kept (a, b or c is exactly 0), and
- * the answer is w minus J^-1 f turned back to world axes (Cramer's rule: no inverse). Only the
- * change is turned back, so w keeps its bits where the change is 0. The moments and a, b, c are
- * the body's drive's (rigid__drive_of, once a step). The caller skips a body of equal moments (a
- * ball, a cube), whose term is exactly 0: in jolt_high_speed one body in three, and every cube of
- * the pyramids.
- * Four bodies at a time (body[k] in lane k; the first n are written back, the lanes after them
- * repeat lane 0): the same operations in the same order as one at a time, so each body gets the
- * same bits in any lane. One at a time it was a tenth of convex_vs_mesh's instructions (three in
- * four of its bodies are boxes, capsules and hulls). */
 /* J^-1 f of rigid__gyroscopic4 for principal moments `moment` and their differences times h, g
  * (a, b, c), at w in the body's frame; *det is J's determinant. */
 static inline v3x4 rigid__newton4(v3x4 moment, v3x4 g, v3x4 w, f32x4 *det)
@@ -1137,6 +1120,23 @@ static inline uint32_t rigid__finite4(v3x4 x, f32x4 det)
            mask32x4_bits(f32x4_greater(inf, f32x4_abs(f32x4_add(f32x4_add(x.x, x.y), x.z))));
 }
 
+/* The gyroscopic term of bodies spinning at w (world axes) for a substep h, implicitly: one
+ * Newton step on  I (w2 - w) + h w2 x (I w2) = 0  in the body's frame, where the inertia I is
+ * diagonal (stable for spinning long bodies; Box2D v3's and Box3D's scheme). There
+ *   J = I + h (skew(w) I - skew(I w))  and  f = h w x (I w)
+ * are written with the differences of the principal moments, a = h (Iz - Iy), b = h (Ix - Iz)
+ * and c = h (Iy - Ix), which is what they are made of:
+ *   J = [Ix, a wz, a wy; b wz, Iy, b wx; c wy, c wx, Iz],  f = (a wy wz, b wz wx, c wx wy),
+ * so an axisymmetric body's moment about its axis is exactly kept (a, b or c is exactly 0), and
+ * the answer is w minus J^-1 f turned back to world axes (Cramer's rule: no inverse). Only the
+ * change is turned back, so w keeps its bits where the change is 0. The moments and a, b, c are
+ * the body's drive's (rigid__drive_of, once a step). The caller skips a body of equal moments (a
+ * ball, a cube), whose term is exactly 0: in jolt_high_speed one body in three, and every cube of
+ * the pyramids.
+ * Four bodies at a time (body[k] in lane k; the first n are written back, the lanes after them
+ * repeat lane 0): the same operations in the same order as one at a time, so each body gets the
+ * same bits in any lane. One at a time it was a tenth of convex_vs_mesh's instructions (three in
+ * four of its bodies are boxes, capsules and hulls). */
 static void rigid__gyroscopic4(const physics__bodies *b, physics__rigid_body *st,
                                const physics__rigid_drive *drive, const uint32_t body[4], uint32_t n)
 {
