@@ -1094,6 +1094,36 @@ static inline f32x4 rigid__adjugate_row4(f32x4 c, f32x4 p0, f32x4 p1, f32x4 q0, 
         f32x4_add(f32x4_add(f32x4_mul(c, f.x), f32x4_mul(p, f.y)), f32x4_mul(r, f.z)), inv_det);
 }
 
+/* J^-1 f of rigid__gyroscopic4 for principal moments `moment` and their differences times h, g
+ * (a, b, c), at w in the body's frame; *det is J's determinant. */
+static inline v3x4 rigid__newton4(v3x4 moment, v3x4 g, v3x4 w, f32x4 *det)
+{
+    /* J's entries by index (J0, J4, J8 are the moments) and f, whose products are J's. */
+    const f32x4 J0 = moment.x, J4 = moment.y, J8 = moment.z;
+    const f32x4 J1 = f32x4_mul(g.x, w.z), J2 = f32x4_mul(g.x, w.y), J3 = f32x4_mul(g.y, w.z),
+                J5 = f32x4_mul(g.y, w.x), J6 = f32x4_mul(g.z, w.y), J7 = f32x4_mul(g.z, w.x);
+    const v3x4 f = {f32x4_mul(J2, w.z), f32x4_mul(J3, w.x), f32x4_mul(J7, w.y)};
+    /* The cofactors of J's first column give its determinant; the adjugate's rows times f the
+     * answer. */
+    const f32x4 c0 = f32x4_sub(f32x4_mul(J4, J8), f32x4_mul(J5, J7)),
+                c1 = f32x4_sub(f32x4_mul(J5, J6), f32x4_mul(J3, J8)),
+                c2 = f32x4_sub(f32x4_mul(J3, J7), f32x4_mul(J4, J6));
+    *det = f32x4_add(f32x4_add(f32x4_mul(J0, c0), f32x4_mul(J1, c1)), f32x4_mul(J2, c2));
+    const f32x4 id = f32x4_div(f32x4_splat(1.0f), *det);
+    return (v3x4){rigid__adjugate_row4(c0, J2, J7, J1, J8, J1, J5, J2, J4, f, id),
+                  rigid__adjugate_row4(c1, J0, J8, J2, J6, J2, J3, J0, J5, f, id),
+                  rigid__adjugate_row4(c2, J1, J6, J0, J7, J0, J4, J1, J3, f, id)};
+}
+
+/* The lanes (bits) whose determinant and answer's components are all finite (a sum of
+ * infinities of either sign is one or NaN). */
+static inline uint32_t rigid__finite4(v3x4 x, f32x4 det)
+{
+    const f32x4 inf = f32x4_splat(INFINITY);
+    return mask32x4_bits(f32x4_greater(inf, f32x4_abs(det))) &
+           mask32x4_bits(f32x4_greater(inf, f32x4_abs(f32x4_add(f32x4_add(x.x, x.y), x.z))));
+}
+
 /* The gyroscopic term of bodies spinning at w (world axes) for a substep h, implicitly: one
  * Newton step on  I (w2 - w) + h w2 x (I w2) = 0  in the body's frame, where the inertia I is
  * diagonal (stable for spinning long bodies; Box2D v3's and Box3D's scheme). There
@@ -1131,23 +1161,37 @@ static void rigid__gyroscopic4(const physics__bodies *b, physics__rigid_body *st
     const f32x4 w4 = f32x4_load(qw);
     const v3x4 un = {f32x4_negate(u.x), f32x4_negate(u.y), f32x4_negate(u.z)};
     const v3x4 w = v3x4_quat_rotate(un, w4, w_world);
-    /* J's entries by index (J0, J4, J8 are the moments) and f, whose products are J's. */
-    const f32x4 J0 = moment.x, J4 = moment.y, J8 = moment.z;
-    const f32x4 J1 = f32x4_mul(g.x, w.z), J2 = f32x4_mul(g.x, w.y), J3 = f32x4_mul(g.y, w.z),
-                J5 = f32x4_mul(g.y, w.x), J6 = f32x4_mul(g.z, w.y), J7 = f32x4_mul(g.z, w.x);
-    const v3x4 f = {f32x4_mul(J2, w.z), f32x4_mul(J3, w.x), f32x4_mul(J7, w.y)};
-    /* The cofactors of J's first column give its determinant; the adjugate's rows times f the
-     * answer. */
-    const f32x4 c0 = f32x4_sub(f32x4_mul(J4, J8), f32x4_mul(J5, J7)),
-                c1 = f32x4_sub(f32x4_mul(J5, J6), f32x4_mul(J3, J8)),
-                c2 = f32x4_sub(f32x4_mul(J3, J7), f32x4_mul(J4, J6));
-    const f32x4 det =
-        f32x4_add(f32x4_add(f32x4_mul(J0, c0), f32x4_mul(J1, c1)), f32x4_mul(J2, c2));
-    const mask32x4 solvable = f32x4_greater(f32x4_abs(det), f32x4_splat(1e-30f));
-    const f32x4 id = f32x4_div(f32x4_splat(1.0f), det);
-    const v3x4 x = {rigid__adjugate_row4(c0, J2, J7, J1, J8, J1, J5, J2, J4, f, id),
-                    rigid__adjugate_row4(c1, J0, J8, J2, J6, J2, J3, J0, J5, f, id),
-                    rigid__adjugate_row4(c2, J1, J6, J0, J7, J0, J4, J1, J3, f, id)};
+    f32x4 det;
+    v3x4 x = rigid__newton4(moment, g, w, &det);
+    const f32x4 tiny = f32x4_splat(1e-30f);
+    mask32x4 solvable = f32x4_greater(f32x4_abs(det), tiny);
+    /* Moments whose products overflow a float (each may be given up to 1e15: a 1 km asteroid of
+     * 1e9 kg has 1e14), whose determinant came out infinite or NaN (the answer then 0 or NaN, the
+     * term left out: such a body never tumbled), are solved again divided by the largest (J and f
+     * scale alike: the same answer; test_huge_moments_tumble_as_small_ones). Only there:
+     * every other lane keeps its bits, and a lane still not finite keeps w, as one whose J is
+     * singular (|det| <= 1e-30). */
+    const uint32_t overflowed =
+        ~rigid__finite4(x, det) & ~mask32x4_bits(f32x4_greater(tiny, f32x4_abs(det))) & 15u;
+    if (overflowed) {
+        float s[4], again[4], ok[4];
+        for (uint32_t k = 0; k < 4; k++) {
+            s[k] = 1.0f / f_max(f_max(d[k]->ix, d[k]->iy), d[k]->iz);
+            again[k] = overflowed >> k & 1u ? 1.0f : 0.0f;
+        }
+        const f32x4 scale = f32x4_load(s), zero = f32x4_splat(0.0f);
+        f32x4 det_scaled;
+        const v3x4 x_scaled =
+            rigid__newton4(v3x4_scale(moment, scale), v3x4_scale(g, scale), w, &det_scaled);
+        const mask32x4 redo = f32x4_greater(f32x4_load(again), zero);
+        x = v3x4_pick(redo, x_scaled, x);
+        det = f32x4_pick(redo, det_scaled, det);
+        const uint32_t use =
+            mask32x4_bits(f32x4_greater(f32x4_abs(det), tiny)) & rigid__finite4(x, det);
+        for (uint32_t k = 0; k < 4; k++)
+            ok[k] = use >> k & 1u ? 1.0f : 0.0f;
+        solvable = f32x4_greater(f32x4_load(ok), zero);
+    }
     const v3x4 turned = v3x4_pick(solvable, v3x4_sub(w_world, v3x4_quat_rotate(u, w4, x)), w_world);
     v3x4_scatter(w_at[0], w_at[1], w_at[2], w_at[3], turned, (1u << n) - 1u);
 }

@@ -204,6 +204,42 @@ static void test_free_spin_keeps_momentum(void **state)
     physics__scene_free(&s);
 }
 
+/* A body of huge moments (each given within the [1e-9, 1e15] the desc allows) tumbles as one of
+ * the same proportions: the term's equation is the same scaled. Its Newton step's determinant,
+ * of the order of the moments' product, overflowed a float (a 1 km asteroid of 1e9 kg has such
+ * moments), to infinity or NaN: the term was left out, and the body spun on about its unstable
+ * middle axis. */
+static void test_huge_moments_tumble_as_small_ones(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    s.gravity = v3(0, 0, 0);
+    /* Moments 1 2 4, then 1e13 times those (the determinant infinite, the answer 0) and 2.5e14
+     * times (the determinant NaN). */
+    const float scale[3] = {1.0f, 1e13f, 2.5e14f};
+    for (uint32_t b = 0; b < 3; b++) {
+        ct_rigid_body_desc_t d = cube(10.0f * (float)b, 0, 0, 0.5f);
+        for (int k = 0; k < 3; k++)
+            d.inertia[k] = scale[b] * (float)(1 << k);
+        d.angular_velocity[0] = 0.3f, d.angular_velocity[1] = 4.0f, d.angular_velocity[2] = 0.2f;
+        add(&s, b + 1, d);
+    }
+    run(&s, 120);
+    const physics__v3 ws = s.bodies.angular[at(&s, 1)];
+    /* (It tumbled: the middle axis is unstable, w is no longer along y.) */
+    assert_true(v3_len(v3_sub(ws, v3(0.3f, 4.0f, 0.2f))) > 0.1f);
+    for (uint32_t b = 2; b <= 3; b++) {
+        const physics__v3 wh = s.bodies.angular[at(&s, b)];
+        print_message("w: moments 1 2 4: %.5f %.5f %.5f; %g times: %.5f %.5f %.5f\n",
+                      (double)ws.x, (double)ws.y, (double)ws.z, (double)scale[b - 1],
+                      (double)wh.x, (double)wh.y, (double)wh.z);
+        assert_true(v3_within(wh, CT_PHYSICS_MAX_ANGULAR_SPEED));
+        assert_true(v3_len(v3_sub(wh, ws)) < 1e-3f * v3_len(ws));
+    }
+    physics__scene_free(&s);
+}
+
 /* Locks: a v4 cube with every rotation lock and no rotation is a v1-v3 body (the translation-only
  * step, bit for bit); a linear lock keeps a body on its plane while it slides down a slope. */
 static void test_locks(void **state)
@@ -969,6 +1005,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_resting_box_has_four_points, setup, teardown),
         cmocka_unit_test_setup_teardown(test_capsules_rest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_free_spin_keeps_momentum, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_huge_moments_tumble_as_small_ones, setup, teardown),
         cmocka_unit_test_setup_teardown(test_locks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_old_bodies_keep_still_in_a_rigid_world, setup,
                                         teardown),
