@@ -47,7 +47,7 @@ static int l_spawn_list(lua_State *L)
         pos[i] = (float)L_API->check_number(L, 4 + i);
     for (int i = 0; i < 4; i++)
         rot[i] = (float)L_API->check_number(L, 7 + i);
-    char why[96];
+    char why[160];
     if (!entities__check_spawn_pose(pos, rot, rot, why, sizeof why))
         return L_API->error(L, "World.spawn('%s'): %s", name, why);
     const ct_resource_api_v6 *res = entities__services.resource;

@@ -56,7 +56,7 @@ static int l_world_spawn_unit(lua_State *L)
         pos[i] = (float)check__opt_number(L_API, L, 3 + i, "World.spawn_unit", 0.0);
     for (int i = 0; i < 4; i++)
         rot[i] = (float)check__opt_number(L_API, L, 6 + i, "World.spawn_unit", i == 3 ? 1.0 : 0.0);
-    char why[96];
+    char why[160];
     if (!entities__check_spawn_pose(pos, rot, rot, why, sizeof why))
         return L_API->error(L, "World.spawn_unit('%s'): %s", name, why);
     ct_entity_t root = {0};

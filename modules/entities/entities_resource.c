@@ -271,8 +271,12 @@ bool entities__check_spawn_pose(const float pos[3], const float rot[4], float ou
         }
         len2 += q[k] * q[k];
     }
+    /* Said as transforms says it: a component past 1e19 overflows the squared length, which is
+     * not a zero-length rotation. */
     if (!(len2 > 1e-24f) || !isfinite(len2)) {
-        snprintf(why, why_size, "rotation is a zero-length quaternion");
+        snprintf(why, why_size, "rotation = [%.3g %.3g %.3g %.3g] does not normalise: its length %s",
+                 (double)q[0], (double)q[1], (double)q[2], (double)q[3],
+                 isfinite(len2) ? "is zero or nearly" : "overflows a float");
         return false;
     }
     /* A unit rotation is kept bit for bit; others are normalised, as transforms does. */
@@ -348,7 +352,7 @@ int entities__spawn_resource(ct_world_o *world, const void *resource, const floa
         return CT_ERR_INVALID;
     }
     float rotation[4];
-    char why[96];
+    char why[160];
     if (!entities__check_spawn_pose(pos, rot, rotation, why, sizeof why)) {
         entities__log(CT_LOG_ERROR, "spawn: %s; nothing spawned", why);
         return CT_ERR_INVALID;
