@@ -274,8 +274,9 @@ bool entities__check_spawn_pose(const float pos[3], const float rot[4], float ou
     /* Said as transforms says it: a component past 1e19 overflows the squared length, which is
      * not a zero-length rotation. */
     if (!(len2 > 1e-24f) || !isfinite(len2)) {
-        snprintf(why, why_size, "rotation = [%.3g %.3g %.3g %.3g] does not normalise: its length %s",
-                 (double)q[0], (double)q[1], (double)q[2], (double)q[3],
+        snprintf(why, why_size,
+                 "rotation = [%.3g %.3g %.3g %.3g] does not normalise: its length %s", (double)q[0],
+                 (double)q[1], (double)q[2], (double)q[3],
                  isfinite(len2) ? "is zero or nearly" : "overflows a float");
         return false;
     }

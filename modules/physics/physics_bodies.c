@@ -286,8 +286,8 @@ void physics__world_inv_inertia4(const physics__bodies *b, const uint32_t body[4
         const f32x4 x = f32x4_mul(a0[r], m.x), y = f32x4_mul(a1[r], m.y), z = f32x4_mul(a2[r], m.z);
         f32x4 row[3];
         for (int k = 0; k < 3; k++)
-            row[k] = f32x4_add(f32x4_add(f32x4_mul(x, a0[k]), f32x4_mul(y, a1[k])),
-                               f32x4_mul(z, a2[k]));
+            row[k] =
+                f32x4_add(f32x4_add(f32x4_mul(x, a0[k]), f32x4_mul(y, a1[k])), f32x4_mul(z, a2[k]));
         v3x4_scatter(to[0] + 3 * r, to[1] + 3 * r, to[2] + 3 * r, to[3] + 3 * r,
                      (v3x4){row[0], row[1], row[2]}, lanes);
     }

@@ -31,6 +31,12 @@ static inline mask32x4 f32x4_nonzero(f32x4 a) { return _mm_cmpneq_ps(a, _mm_setz
 static inline bool mask32x4_any(mask32x4 m) { return _mm_movemask_ps(m) != 0; }
 /* Bit i set where lane i is. */
 static inline uint32_t mask32x4_bits(mask32x4 m) { return (uint32_t)_mm_movemask_ps(m); }
+/* The mask whose lane i is set where bit i of bits is (mask32x4_bits' inverse). */
+static inline mask32x4 mask32x4_of_bits(uint32_t bits)
+{
+    const __m128i lane = _mm_setr_epi32(1, 2, 4, 8);
+    return _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32((int)bits), lane), lane));
+}
 
 /* Four 3-vectors (three floats at each of p0..p3) as columns: lane i of *x, *y, *z is pi's. The
  * x and y pairs are loaded 8 bytes at a time and z one float at a time, which takes fewer
@@ -110,6 +116,12 @@ static inline bool mask32x4_any(mask32x4 m) { return (m.v[0] | m.v[1] | m.v[2] |
 static inline uint32_t mask32x4_bits(mask32x4 m)
 {
     return (m.v[0] & 1u) | (m.v[1] & 2u) | (m.v[2] & 4u) | (m.v[3] & 8u);
+}
+static inline mask32x4 mask32x4_of_bits(uint32_t bits)
+{
+    mask32x4 r;
+    LANES_MAP(r, bits >> i & 1u ? ~0u : 0u);
+    return r;
 }
 
 static inline void f32x4_gather3(const float *p0, const float *p1, const float *p2, const float *p3,

@@ -277,7 +277,8 @@ static inline bool rigid__several(const physics__bodies *b, uint32_t i, uint32_t
 }
 
 /* What the step keeps of manifold from (its normal, and its points' separations and ids). */
-static inline void rigid__keep_manifold(physics__rigid_manifold *to, const physics__manifold_out *from)
+static inline void rigid__keep_manifold(physics__rigid_manifold *to,
+                                        const physics__manifold_out *from)
 {
     to->normal = from->normal;
     to->count = from->count;
@@ -522,6 +523,17 @@ static void rigid__drive_of(physics__scene *s, uint32_t i, float h)
     }
 }
 
+/* The world inverse inertias, then the drives, of n (1 to 4) moving bodies. */
+static void rigid__gather_moving(physics__scene *s, const uint32_t moving[4], uint32_t n, float h)
+{
+    float *inv_i[4];
+    for (uint32_t k = 0; k < n; k++)
+        inv_i[k] = s->rigid.inv_i[moving[k]].m;
+    physics__world_inv_inertia4(&s->bodies, moving, n, inv_i);
+    for (uint32_t k = 0; k < n; k++)
+        rigid__drive_of(s, moving[k], h);
+}
+
 static void rigid__gather_range(void *user, uint32_t begin, uint32_t end)
 {
     const rigid__gather_job *job = user;
@@ -531,9 +543,8 @@ static void rigid__gather_range(void *user, uint32_t begin, uint32_t end)
     physics__rigid_body *st = s->rigid.body;
     const uint32_t last = end * SOLVER_SLICE_BOXES < b->n ? end * SOLVER_SLICE_BOXES : b->n;
     /* The moving bodies' inverse inertias four at a time (physics__world_inv_inertia4), then
-     * their drives (which read them). */
+     * their drives (which read them): rigid__gather_moving. */
     uint32_t moving[4], n = 0;
-    float *inv_i[4];
     for (uint32_t i = begin * SOLVER_SLICE_BOXES; i < last; i++) {
         physics__rigid_body *x = &st[i];
         x->v = b->velocity[i];
@@ -545,20 +556,14 @@ static void rigid__gather_range(void *user, uint32_t begin, uint32_t end)
             rigid__drive_of(s, i, h);
             continue;
         }
-        inv_i[n] = s->rigid.inv_i[i].m;
         moving[n++] = i;
         if (n == 4) {
-            physics__world_inv_inertia4(b, moving, n, inv_i);
-            for (uint32_t k = 0; k < n; k++)
-                rigid__drive_of(s, moving[k], h);
+            rigid__gather_moving(s, moving, n, h);
             n = 0;
         }
     }
-    if (n) {
-        physics__world_inv_inertia4(b, moving, n, inv_i);
-        for (uint32_t k = 0; k < n; k++)
-            rigid__drive_of(s, moving[k], h);
-    }
+    if (n)
+        rigid__gather_moving(s, moving, n, h);
 }
 
 typedef struct rigid__colour_job {
@@ -687,7 +692,8 @@ static inline physics__v3 rigid__turn_anchor(const physics__bodies *b, uint32_t 
     if (b->shape[i] != CT_BODY_CAPSULE)
         return quat_rotate(quat_mul(b->rotation[i], quat_conj(q)), r);
     const float half = b->half[i].y - b->radius[i];
-    const physics__v3 was = quat_rotate(q, v3(0, 1, 0)), now = quat_rotate(b->rotation[i], v3(0, 1, 0));
+    const physics__v3 was = quat_rotate(q, v3(0, 1, 0)),
+                      now = quat_rotate(b->rotation[i], v3(0, 1, 0));
     const float t = f_max(-half, f_min(v3_dot(r, was), half));
     return v3_add(r, v3_scale(v3_sub(now, was), t));
 }
@@ -790,8 +796,8 @@ static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_co
             const float d = v3_dot(x->geo.normal, nn);
             /* (Of equal normals, the one that had these points: a compound's children on flat
              * ground, the four legs of a table, all push one way.) */
-            if (d > nearest || (d == nearest && !rigid__had_points(old, mo) &&
-                                rigid__had_points(x, mo)))
+            if (d > nearest ||
+                (d == nearest && !rigid__had_points(old, mo) && rigid__had_points(x, mo)))
                 nearest = d, old = x;
         }
     }
@@ -802,9 +808,9 @@ static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_co
      * turned since: rigid__turned_since; once the contact is made, only its own flag says so). */
     physics__v3 ra[PHYSICS_MANIFOLD_POINTS], rb[PHYSICS_MANIFOLD_POINTS];
     float sep[PHYSICS_MANIFOLD_POINTS];
-    c->turns = rigid__turns(b, r->body, i, j, job->h)  ? RIGID_ANCHORS_TURN
+    c->turns = rigid__turns(b, r->body, i, j, job->h)         ? RIGID_ANCHORS_TURN
                : rigid__turned_since(b, i, j, geo, mo->count) ? RIGID_ANCHORS_TURNED
-                                                   : RIGID_ANCHORS_FIXED;
+                                                              : RIGID_ANCHORS_FIXED;
     if (c->turns) {
         rigid__turned(b, i, j, geo, c->count, ra, rb, sep);
     } else {
@@ -1090,8 +1096,8 @@ static inline f32x4 rigid__adjugate_row4(f32x4 c, f32x4 p0, f32x4 p1, f32x4 q0, 
 {
     const f32x4 p = f32x4_sub(f32x4_mul(p0, p1), f32x4_mul(q0, q1)),
                 r = f32x4_sub(f32x4_mul(r0, r1), f32x4_mul(s0, s1));
-    return f32x4_mul(
-        f32x4_add(f32x4_add(f32x4_mul(c, f.x), f32x4_mul(p, f.y)), f32x4_mul(r, f.z)), inv_det);
+    return f32x4_mul(f32x4_add(f32x4_add(f32x4_mul(c, f.x), f32x4_mul(p, f.y)), f32x4_mul(r, f.z)),
+                     inv_det);
 }
 
 /* J^-1 f of rigid__gyroscopic4 for principal moments `moment` and their differences times h, g
@@ -1142,7 +1148,8 @@ static inline uint32_t rigid__finite4(v3x4 x, f32x4 det)
  * same bits in any lane. One at a time it was a tenth of convex_vs_mesh's instructions (three in
  * four of its bodies are boxes, capsules and hulls). */
 static void rigid__gyroscopic4(const physics__bodies *b, physics__rigid_body *st,
-                               const physics__rigid_drive *drive, const uint32_t body[4], uint32_t n)
+                               const physics__rigid_drive *drive, const uint32_t body[4],
+                               uint32_t n)
 {
     const physics__quat *q[4];
     const physics__rigid_drive *d[4];
@@ -1174,23 +1181,18 @@ static void rigid__gyroscopic4(const physics__bodies *b, physics__rigid_body *st
     const uint32_t overflowed =
         ~rigid__finite4(x, det) & ~mask32x4_bits(f32x4_greater(tiny, f32x4_abs(det))) & 15u;
     if (overflowed) {
-        float s[4], again[4], ok[4];
-        for (uint32_t k = 0; k < 4; k++) {
+        float s[4];
+        for (uint32_t k = 0; k < 4; k++)
             s[k] = 1.0f / f_max(f_max(d[k]->ix, d[k]->iy), d[k]->iz);
-            again[k] = overflowed >> k & 1u ? 1.0f : 0.0f;
-        }
-        const f32x4 scale = f32x4_load(s), zero = f32x4_splat(0.0f);
+        const f32x4 scale = f32x4_load(s);
         f32x4 det_scaled;
         const v3x4 x_scaled =
             rigid__newton4(v3x4_scale(moment, scale), v3x4_scale(g, scale), w, &det_scaled);
-        const mask32x4 redo = f32x4_greater(f32x4_load(again), zero);
+        const mask32x4 redo = mask32x4_of_bits(overflowed);
         x = v3x4_pick(redo, x_scaled, x);
         det = f32x4_pick(redo, det_scaled, det);
-        const uint32_t use =
-            mask32x4_bits(f32x4_greater(f32x4_abs(det), tiny)) & rigid__finite4(x, det);
-        for (uint32_t k = 0; k < 4; k++)
-            ok[k] = use >> k & 1u ? 1.0f : 0.0f;
-        solvable = f32x4_greater(f32x4_load(ok), zero);
+        solvable = mask32x4_of_bits(mask32x4_bits(f32x4_greater(f32x4_abs(det), tiny)) &
+                                    rigid__finite4(x, det));
     }
     const v3x4 turned = v3x4_pick(solvable, v3x4_sub(w_world, v3x4_quat_rotate(u, w4, x)), w_world);
     v3x4_scatter(w_at[0], w_at[1], w_at[2], w_at[3], turned, (1u << n) - 1u);
@@ -1226,6 +1228,14 @@ static inline void rigid__velocity_end(physics__rigid_body *x, uint8_t locks)
         x->w = v3_scale(x->w, wmax / sqrtf(ww));
 }
 
+/* The gyroscopic terms of n (1 to 4) bodies, then the ends of their velocity updates. */
+static void rigid__turn_bodies(physics__scene *s, const uint32_t turning[4], uint32_t n)
+{
+    rigid__gyroscopic4(&s->bodies, s->rigid.body, s->rigid.drive, turning, n);
+    for (uint32_t k = 0; k < n; k++)
+        rigid__velocity_end(&s->rigid.body[turning[k]], s->bodies.locks[turning[k]]);
+}
+
 static void rigid__velocities_range(void *user, uint32_t begin, uint32_t end)
 {
     const rigid__body_job *job = user;
@@ -1254,17 +1264,12 @@ static void rigid__velocities_range(void *user, uint32_t begin, uint32_t end)
         }
         turning[n++] = i;
         if (n == 4) {
-            rigid__gyroscopic4(b, st, drive, turning, n);
-            for (uint32_t k = 0; k < n; k++)
-                rigid__velocity_end(&st[turning[k]], b->locks[turning[k]]);
+            rigid__turn_bodies(s, turning, n);
             n = 0;
         }
     }
-    if (n) {
-        rigid__gyroscopic4(b, st, drive, turning, n);
-        for (uint32_t k = 0; k < n; k++)
-            rigid__velocity_end(&st[turning[k]], b->locks[turning[k]]);
-    }
+    if (n)
+        rigid__turn_bodies(s, turning, n);
 }
 
 /* A stage of fn over the slices of bodies (on any threads, a slice each). */
@@ -1618,10 +1623,9 @@ static void rigid__merge_slice(const rigid__merge_job *job, uint32_t t)
     bool asleep = false;
     /* The next slice's first (its count may be running: found again here). */
     const uint64_t next_key = rigid__merge_key(r, k1);
-    const uint32_t end =
-        t + 1 < job->slices
-            ? physics__merge_find(r->cache, sizeof *r->cache, at, r->num_cache, next_key)
-            : r->num_cache;
+    const uint32_t end = t + 1 < job->slices ? physics__merge_find(r->cache, sizeof *r->cache, at,
+                                                                   r->num_cache, next_key)
+                                             : r->num_cache;
     for (uint32_t k = k0; k <= k1;) {
         const physics__rigid_kept *c = k < k1 ? &r->contact[k] : NULL;
         /* The old contacts of pairs before this one that this step did not find. */

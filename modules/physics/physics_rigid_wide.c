@@ -167,9 +167,10 @@ wide__warm_block(physics__rigid_block *k, physics__rigid_body *body, bool still_
  * _SETTLE (the normals alone). Inlined into wide__range once per mode and still_a (wide__push),
  * so that each pass keeps only its own arithmetic (a relaxing pass has no soft terms and no
  * anchor; a block against the ground no pushes on the ground). */
-static inline __attribute__((always_inline)) void
-wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_h, int mode,
-                  uint32_t order, bool still_a)
+static inline __attribute__((always_inline)) void wide__solve_block(physics__rigid_block *k,
+                                                                    physics__rigid_body *body,
+                                                                    float inv_h, int mode,
+                                                                    uint32_t order, bool still_a)
 {
     const bool use_bias = mode == PHYSICS_WIDE_PUSH;
     const f32x4 zero = f32x4_splat(0.0f), one = f32x4_splat(1.0f);
@@ -219,8 +220,8 @@ wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_
             } else {
                 /* (the same with mass scale 1 and impulse scale 0: rigid, no push) */
                 const f32x4 bias = f32x4_pick(apart, f32x4_mul(sep, vinv_h), zero);
-                j = f32x4_max(
-                    f32x4_sub(old, f32x4_mul(f32x4_load(p->mass), f32x4_add(vn, bias))), zero);
+                j = f32x4_max(f32x4_sub(old, f32x4_mul(f32x4_load(p->mass), f32x4_add(vn, bias))),
+                              zero);
             }
             if (pass > 0)
                 j = f32x4_pick(impact, j, old);
@@ -684,8 +685,7 @@ int physics__rigid_wide_prepare(physics__scene *s)
     if (physics__reserve(s->a, (void **)&r->block, &r->cap_blocks, blocks + 1, sizeof *r->block) ||
         physics__reserve(s->a, (void **)&r->overflow_contact, &r->cap_overflow_contact,
                          r->num_overflow + 1, sizeof *r->overflow_contact) ||
-        physics__reserve(s->a, (void **)&r->lanes, &r->cap_lanes, 4 * blocks + 1,
-                         sizeof *r->lanes))
+        physics__reserve(s->a, (void **)&r->lanes, &r->cap_lanes, 4 * blocks + 1, sizeof *r->lanes))
         return CT_ERR_NOMEM;
     /* A colour's padding lanes (past its contacts, to its last block's end): none. */
     for (uint32_t c = 0; c < WIDE_COLOURS; c++)
@@ -732,12 +732,14 @@ static void wide__range(void *user, uint32_t begin, uint32_t end)
             if (block[k].still_a)
                 wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_PUSH, job->order, true);
             else
-                wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_PUSH, job->order, false);
+                wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_PUSH, job->order,
+                                  false);
         break;
     case PHYSICS_WIDE_RELAX:
         for (uint32_t k = from; k < to; k++)
             if (block[k].still_a)
-                wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_RELAX, job->order, true);
+                wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_RELAX, job->order,
+                                  true);
             else
                 wide__solve_block(&block[k], body, job->inv_h, PHYSICS_WIDE_RELAX, job->order,
                                   false);
@@ -766,8 +768,8 @@ static void wide__overflow_range(void *user, uint32_t begin, uint32_t end)
         if (job->mode == PHYSICS_WIDE_WARM)
             physics__rigid_warm_contact(c, &r->body[c->a], &r->body[c->b]);
         else
-            physics__rigid_solve_contact(c, &r->body[c->a], &r->body[c->b], job->inv_h,
-                                         job->mode, job->order);
+            physics__rigid_solve_contact(c, &r->body[c->a], &r->body[c->b], job->inv_h, job->mode,
+                                         job->order);
     }
 }
 

@@ -155,8 +155,8 @@ static bool check_rotation(float q[4], char *why, size_t why_size)
     const float len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
     if (fabsf(len2 - 1) > 1e-6f && !transforms__quat_normalize(q)) {
         snprintf(why, why_size,
-                 "rotation = [%.3g %.3g %.3g %.3g] does not normalise: its length %s",
-                 (double)q[0], (double)q[1], (double)q[2], (double)q[3],
+                 "rotation = [%.3g %.3g %.3g %.3g] does not normalise: its length %s", (double)q[0],
+                 (double)q[1], (double)q[2], (double)q[3],
                  isfinite(len2) ? "is zero or nearly" : "overflows a float");
         return false;
     }
