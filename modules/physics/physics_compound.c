@@ -143,6 +143,7 @@ const char *physics__compound_build(ct_allocator_t *a, const ct_compound_child_t
                           : v3(c->radius, c->half_height + c->radius, c->radius);
         }
         x->bound = v3_len(x->half);
+        cp->capsules += x->shape == CT_BODY_CAPSULE;
         cp->count = k + 1;
     }
     /* Centre of mass by volume, then each child's inertia about it (parallel axes). */
@@ -502,6 +503,73 @@ float physics__compound_separation(const physics__bodies *b, uint32_t i, uint32_
             depth = least, deepest = id, *normal = o.normal;
     }
     return depth;
+}
+
+/* ---- contact anchors ------------------------------------------------------------------------ */
+
+/* A contact's anchors on a capsule child turn as a lone capsule's do (physics_rigid.c,
+ * rigid__turn_anchor): what the capsule carries along is the point of its axis nearest the
+ * contact, and the contact stays where it is from that point (rolling, the surface at the point
+ * moves on); a ball child carries its centre so; a box's or hull's point turns with the body. A
+ * rod of one capsule child, rolling at 2 m/s on a floor and yawing at 5 rad/s, sank 5.2 mm into
+ * it with its anchors fixed where they were found, at 3 m/s and 10 rad/s 13.3 mm (the lone
+ * capsule, turned: 1.4 and 2.9 mm; test_capsule_child_rolling_and_yawing_stays_on_the_floor). */
+bool physics__compound_turns(const physics__compound *c, physics__quat q, physics__v3 w,
+                             float *fastest)
+{
+    *fastest = 0.0f;
+    if (!c->capsules)
+        return false;
+    for (uint32_t k = 0; k < c->count; k++)
+        if (c->child[k].shape == CT_BODY_CAPSULE) {
+            const physics__v3 axis = quat_rotate(quat_mul(q, c->child[k].rotation), v3(0, 1, 0));
+            *fastest = f_max(*fastest, v3_len(v3_cross(w, axis)));
+        }
+    return true;
+}
+
+/* The signed distance from point x (in the body's frame) to child k's surface (negative inside:
+ * a box's or hull's depth under its nearest face), and *carried, what of the child carries a
+ * contact there (compound_turn_anchor): a capsule's axis point nearest x, a ball's centre, or x. */
+static float compound__surface(const physics__child *k, physics__v3 x, physics__v3 *carried)
+{
+    const physics__v3 l = quat_unrotate(k->rotation, v3_sub(x, k->position));
+    *carried = x;
+    if (k->shape == CT_BODY_SPHERE || k->shape == CT_BODY_CAPSULE) {
+        const float half = k->half.y - k->radius, t = f_max(-half, f_min(l.y, half));
+        *carried = v3_add(k->position, quat_rotate(k->rotation, v3(0, t, 0)));
+        return v3_len(v3_sub(x, *carried)) - k->radius;
+    }
+    if (k->shape == CT_BODY_HULL) {
+        float most = -INFINITY;
+        for (uint32_t f = 0; f < k->hull->num_faces; f++)
+            most = f_max(most, v3_dot(k->hull->normal[f], l) - k->hull->offset[f]);
+        return most;
+    }
+    const physics__v3 out =
+        v3(fabsf(l.x) - k->half.x, fabsf(l.y) - k->half.y, fabsf(l.z) - k->half.z);
+    const physics__v3 past = v3(f_max(out.x, 0.0f), f_max(out.y, 0.0f), f_max(out.z, 0.0f));
+    const float least = f_max(f_max(out.x, out.y), out.z);
+    return least > 0.0f ? v3_len(past) : least;
+}
+
+physics__v3 physics__compound_turn_anchor(const physics__compound *c, physics__quat was,
+                                          physics__quat now, physics__v3 r)
+{
+    if (!c->capsules)
+        return quat_rotate(quat_mul(now, quat_conj(was)), r);
+    /* The child whose surface is nearest the point (a contact's point lies midway between the
+     * two bodies' surfaces; ties: the lower child). */
+    const physics__v3 x = quat_unrotate(was, r);
+    physics__v3 carried = x;
+    float nearest = INFINITY;
+    for (uint32_t k = 0; k < c->count; k++) {
+        physics__v3 at;
+        const float d = fabsf(compound__surface(&c->child[k], x, &at));
+        if (d < nearest)
+            nearest = d, carried = at;
+    }
+    return v3_add(r, v3_sub(quat_rotate(now, carried), quat_rotate(was, carried)));
 }
 
 /* ---- queries -------------------------------------------------------------------------------- */

@@ -434,6 +434,15 @@ int physics__bodies_add_hull(physics__bodies *b, ct_entity_t e, const ct_rigid_b
 /* Why a hull or compound body's desc is bad (its sizes are not read), or NULL. */
 const char *physics__hull_desc_error(const ct_rigid_body_desc_t *d);
 const char *physics__compound_desc_error(const ct_rigid_body_desc_t *d);
+/* Whether compound c has a capsule child, and the fastest (rad/s) any capsule child's axis turns
+ * while its body, turned q, spins at w (physics_compound.c; 0 with none). */
+bool physics__compound_turns(const physics__compound *c, physics__quat q, physics__v3 w,
+                             float *fastest);
+/* Anchor r of compound c's body (from its centre, where a contact was found when the body was
+ * turned `was`) as the body is turned now: moved with what carries it of the child it lies on
+ * (physics_compound.c). */
+physics__v3 physics__compound_turn_anchor(const physics__compound *c, physics__quat was,
+                                          physics__quat now, physics__v3 r);
 /* v5: a compound body (d->shape CT_BODY_COMPOUND), which takes c (freed on any error too). */
 int physics__bodies_add_compound(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d,
                                  physics__compound *c);
