@@ -143,7 +143,7 @@ const char *physics__compound_build(ct_allocator_t *a, const ct_compound_child_t
                           : v3(c->radius, c->half_height + c->radius, c->radius);
         }
         x->bound = v3_len(x->half);
-        cp->capsules += x->shape == CT_BODY_CAPSULE;
+        cp->round += x->shape == CT_BODY_SPHERE || x->shape == CT_BODY_CAPSULE;
         cp->count = k + 1;
     }
     /* Centre of mass by volume, then each child's inertia about it (parallel axes). */
@@ -518,14 +518,14 @@ bool physics__compound_turns(const physics__compound *c, physics__quat q, physic
                              float *fastest)
 {
     *fastest = 0.0f;
-    if (!c->capsules)
-        return false;
-    for (uint32_t k = 0; k < c->count; k++)
+    bool capsule = false;
+    for (uint32_t k = 0; c->round && k < c->count; k++)
         if (c->child[k].shape == CT_BODY_CAPSULE) {
             const physics__v3 axis = quat_rotate(quat_mul(q, c->child[k].rotation), v3(0, 1, 0));
             *fastest = f_max(*fastest, v3_len(v3_cross(w, axis)));
+            capsule = true;
         }
-    return true;
+    return capsule;
 }
 
 /* The signed distance from point x (in the body's frame) to child k's surface (negative inside:
@@ -556,7 +556,7 @@ static float compound__surface(const physics__child *k, physics__v3 x, physics__
 physics__v3 physics__compound_turn_anchor(const physics__compound *c, physics__quat was,
                                           physics__quat now, physics__v3 r)
 {
-    if (!c->capsules)
+    if (!c->round)
         return quat_rotate(quat_mul(now, quat_conj(was)), r);
     /* The child whose surface is nearest the point (a contact's point lies midway between the
      * two bodies' surfaces; ties: the lower child). */

@@ -143,7 +143,7 @@ struct physics__compound {
     physics__v3 centroid; /* what was taken off the children's positions */
     physics__v3 inertia;  /* principal moments per unit mass along the body's axes */
     float bound;          /* a ball about the body's position that holds every child */
-    uint32_t capsules;    /* its capsule children (physics__compound_turns) */
+    uint32_t round;       /* its ball and capsule children (physics__compound_turn_anchor) */
     physics__child child[];
 };
 

@@ -672,9 +672,19 @@ static bool rigid__turns(const physics__bodies *b, const physics__rigid_body *bo
 #define RIGID_ANCHORS_TURN 1u
 #define RIGID_ANCHORS_TURNED 2u
 
+/* Whether a body of this shape is one whose recycled edges and corners turn
+ * (rigid__turned_since): a box, a hull, or a compound (of those, or with balls and capsules,
+ * whose anchors turn as theirs do: physics__compound_turn_anchor). A compound crate of one box
+ * child, kept, fell off its edge 8 steps after the box and, rocked over the top, fell back the way
+ * it came (test_crate_falls_off_its_edge). */
+static inline bool rigid__flat(uint8_t shape)
+{
+    return shape == CT_BODY_BOX || shape == CT_BODY_HULL || shape == CT_BODY_COMPOUND;
+}
+
 /* Whether the anchors of manifold g of bodies i and j (count points), recycled, are turned with
  * the bodies when its contact is made: it is an edge's or a corner's (one or two points: a body
- * pivots on them) between boxes and hulls, and a body turned since it was found. Kept where they were found, for the 10
+ * pivots on them) between boxes, hulls and compounds (rigid__flat), and a body turned since it was found. Kept where they were found, for the 10
  * degrees a manifold is recycled (RIGID_RECYCLE_COS2), their levers were those of the pose it was
  * found at: a crate rocking up onto its edge, its manifold found just before the top, was pushed
  * back by the floor as if it had not passed it, and fell back the way it came or balanced there
@@ -686,8 +696,7 @@ static bool rigid__turns(const physics__bodies *b, const physics__rigid_body *bo
 static bool rigid__turned_since(const physics__bodies *b, uint32_t i, uint32_t j,
                                 const physics__rigid_geo *g, uint32_t count)
 {
-    const bool flat = (b->shape[i] == CT_BODY_BOX || b->shape[i] == CT_BODY_HULL) &&
-                      (b->shape[j] == CT_BODY_BOX || b->shape[j] == CT_BODY_HULL);
+    const bool flat = rigid__flat(b->shape[i]) && rigid__flat(b->shape[j]);
     return flat && count <= 2u &&
            (memcmp(&b->rotation[i], &g->qa, sizeof g->qa) ||
             memcmp(&b->rotation[j], &g->qb, sizeof g->qb));

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "physics_fixture.h"
+#include "physics_hull.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -803,10 +804,11 @@ static void test_leaning_crate_sleeps(void **state)
 }
 
 /* A crate (1 m, 10 kg, friction 0.6) standing on an edge along z, turned `off` rad past the
- * edge's balance (towards -x), turning at `spin` rad/s about the edge (positive: towards -x).
- * Returns the step its centre comes down past y = 0.6 (-1: not in 300 steps) and *side, the side
- * of the edge it came down on (-1: -x). */
-static int crate_off_its_edge(float off, float spin, int *side)
+ * edge's balance (towards -x), turning at `spin` rad/s about the edge (positive: towards -x); a
+ * box, or a compound whose one child is that box (`compound`). Returns the step its centre comes
+ * down past y = 0.6 (-1: not in 300 steps) and *side, the side of the edge it came down on (-1:
+ * -x). */
+static int crate_off_its_edge(float off, float spin, bool compound, int *side)
 {
     physics__scene s;
     on_ground(&s, 20.0f, false);
@@ -817,7 +819,16 @@ static int crate_off_its_edge(float off, float spin, int *side)
     b.angular_velocity[2] = spin;
     b.velocity[0] = -spin * d * cosf(off);
     b.velocity[1] = -spin * d * sinf(off);
-    add(&s, 2, b);
+    if (compound) {
+        const ct_compound_child_t crate = {.shape = CT_BODY_BOX, .half_extents = {0.5f, 0.5f, 0.5f}};
+        physics__compound *c;
+        char reason[160];
+        assert_null(physics__compound_build(&alloc.base, &crate, 1, &c, reason, sizeof reason));
+        b.shape = CT_BODY_COMPOUND;
+        assert_int_equal(physics__bodies_add_compound(&s.bodies, (ct_entity_t){2}, &b, c), 0);
+    } else {
+        add(&s, 2, b);
+    }
     int fell = -1;
     for (int step = 0; step < 300 && fell < 0; step++) {
         run(&s, 1);
@@ -856,17 +867,19 @@ static int edge_equation(double th, double w)
 static void test_crate_falls_off_its_edge(void **state)
 {
     (void)state;
-    int side, over;
-    const int fell = crate_off_its_edge(0.01f, 0.0f, &side);
-    const int rocked = crate_off_its_edge(-0.05f, 0.169f, &over);
     const int fell_eq = edge_equation(0.01, 0.0), rocked_eq = edge_equation(-0.05, 0.169);
-    print_message("let go 0.01 rad off: fell at step %d (the equation: %d) on side %d; rocked over "
-                  "the top: fell at step %d (%d) on side %d\n",
-                  fell, fell_eq, side, rocked, rocked_eq, over);
     assert_int_equal(fell_eq, 88);
     assert_int_equal(rocked_eq, 115);
-    assert_true(side == -1 && fell >= fell_eq && fell <= fell_eq + 3);
-    assert_true(over == -1 && rocked >= rocked_eq && rocked <= rocked_eq + 12);
+    for (int compound = 0; compound < 2; compound++) {
+        int side, over;
+        const int fell = crate_off_its_edge(0.01f, 0.0f, compound, &side);
+        const int rocked = crate_off_its_edge(-0.05f, 0.169f, compound, &over);
+        print_message("%slet go 0.01 rad off: fell at step %d (the equation: %d) on side %d; rocked "
+                      "over the top: fell at step %d (%d) on side %d\n",
+                      compound ? "compound: " : "", fell, fell_eq, side, rocked, rocked_eq, over);
+        assert_true(side == -1 && fell >= fell_eq && fell <= fell_eq + 3);
+        assert_true(over == -1 && rocked >= rocked_eq && rocked <= rocked_eq + 12);
+    }
 }
 
 /* Every field of a v4 desc is checked, naming the field: NaN, out of range, a rotation that is
