@@ -4,7 +4,7 @@
  * microseconds: handed to the pool one by one, every section paid a ticket, a wake-up or a spin on
  * the worker's side and a join on the caller's, and the two threads met at each end. Here the whole
  * chain is one section. Every thread that joins walks the stages in order: it claims items of the
- * current stage and runs them until none is left, counting each one finished, and waits
+ * current stage and runs them until none is left, counts them finished, and waits
  * (spinning) until the stage's last item is finished before it starts the next. Each claim is
  * the item's own (8 bytes, so that only the claims near where the two threads meet share a cache
  * line: a byte each put a whole colour's claims on one line, which moved between the cores at
@@ -57,10 +57,8 @@ typedef struct physics__stage_claim {
 } physics__stage_claim;
 
 /* One stage's items finished by the calling thread ([STAGES_BY_FRONT - 1]) and by the others, each
- * count on a cache line of its own: a thread bumps its own after every item (had it waited for the
- * end of its items, a thread the machine stops between two items would hold the others up as if it
- * were in one), and reads the other only when it has no more to claim. And where its items' claims
- * begin. */
+ * count on a cache line of its own: a thread adds its items once it has no more to claim (see
+ * stages__count), and reads the other's only then. And where its items' claims begin. */
 typedef struct physics__stage_counter {
     struct {
         atomic_uint finished;
@@ -165,9 +163,9 @@ static void stages__nap(stages__run *run, physics__stage_counter *counter, uint3
 }
 
 /* When the counter's stage (the last of stages k..last) has finished: `at` moved past it, and the
- * sleepers woken. Every thread looks when it has no more items to claim (and after each item while
- * a thread sleeps): the one that counted the last item always sees it (its count and the look, the
- * other's count and its look, are sequentially consistent), and a sleeper always hears (see
+ * sleepers woken. Every thread looks when it has no more items to claim, after it counted its own:
+ * the one whose count completes the stage always sees it (its count and the look, the other's count
+ * and its look, are sequentially consistent), and a sleeper always hears (see
  * stages__nap). Two may both see it: `at` only moves forward. */
 static void stages__finish(stages__run *run, physics__stage_counter *counter, uint32_t items,
                            uint32_t last)
@@ -184,6 +182,21 @@ static void stages__finish(stages__run *run, physics__stage_counter *counter, ui
         cnd_broadcast(&run->wake);
         mtx_unlock(&run->lock);
     }
+}
+
+/* Counts the `taken` items the thread ran of the counter's stage, once it has no more to claim,
+ * then looks whether the stage has finished (stages__finish). One count a stage, not one an item:
+ * a locked add after each item (thousands a step) waited every time for the item's stores to
+ * leave the core (an x86 locked instruction drains the store buffer), most of them to cache lines
+ * the other core had read, and the add is what orders the count before the look for sleepers. A
+ * thread the machine stops between two items now holds the others up until it runs again, as one
+ * stopped inside an item always did. */
+static void stages__count(stages__run *run, physics__stage_counter *counter, bool front,
+                          uint32_t taken, uint32_t items, uint32_t last)
+{
+    if (taken)
+        atomic_fetch_add(&counter->by[front ? 0 : 1].finished, taken);
+    stages__finish(run, counter, items, last);
 }
 
 /* Waits until the counter's stage has finished: spinning for `patience` ns, then asleep. */
@@ -235,7 +248,6 @@ static void stages__take_part(void *user, uint32_t begin, uint32_t end)
          * they meet. The front takes a prefix and the back a suffix: meeting an item the other
          * end claimed, a thread has no more to take. (A back thread that meets a back thread's
          * claim goes on down.) */
-        atomic_uint *ran = &counter->by[front ? 0 : 1].finished;
         const uint64_t arrived = stages__now_ns();
         uint32_t taken = 0;
         PHYSICS_TRACE_FN(PHYSICS_TRACE_ARRIVE, k, items, front ? stage->fn : NULL);
@@ -262,12 +274,9 @@ static void stages__take_part(void *user, uint32_t begin, uint32_t end)
                 stage->fn(stages__user(stage), from, to);
             }
             PHYSICS_TRACE(PHYSICS_TRACE_ITEM_END, k, i);
-            atomic_fetch_add(ran, 1u);
-            if (atomic_load(&run->sleepers))
-                stages__finish(run, counter, items, last);
         }
         PHYSICS_TRACE(PHYSICS_TRACE_DRAINED, k, items);
-        stages__finish(run, counter, items, last);
+        stages__count(run, counter, front, taken, items, last);
         const uint64_t took = taken ? 2u * (stages__now_ns() - arrived) / taken : 0;
         stages__wait(run, counter, items, took > STAGES_NAP_NS ? took : STAGES_NAP_NS);
         PHYSICS_TRACE(PHYSICS_TRACE_WAITED, k, items);
