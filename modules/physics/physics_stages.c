@@ -230,7 +230,9 @@ static void stages__take_part(void *user, uint32_t begin, uint32_t end)
      * each colour, whose contacts are those of the same bodies), so what it writes stays in its
      * own core's cache for its next stage instead of moving between the cores. */
     const bool front = thrd_equal(thrd_current(), run->caller) != 0;
-    const uint64_t mine = run->claimed | (front ? STAGES_BY_FRONT : STAGES_BY_BACK);
+    /* Read once: `at`, on the same cache line, is written at stage ends by the other thread. */
+    const uint64_t claimed = run->claimed;
+    const uint64_t mine = claimed | (front ? STAGES_BY_FRONT : STAGES_BY_BACK);
     PHYSICS_TRACE(PHYSICS_TRACE_JOIN, front ? 0u : 1u, 0);
     for (uint32_t k = atomic_load_explicit(&run->at, memory_order_acquire); k < st->n;) {
         physics__stage *stage = &st->stage[k];
@@ -254,7 +256,7 @@ static void stages__take_part(void *user, uint32_t begin, uint32_t end)
         for (uint32_t at = 0; at < items; at++) {
             const uint32_t i = front ? at : items - 1u - at;
             uint64_t by = atomic_load_explicit(&claim[i].by, memory_order_relaxed);
-            if (by >= run->claimed ||
+            if (by >= claimed ||
                 !atomic_compare_exchange_strong_explicit(&claim[i].by, &by, mine,
                                                          memory_order_relaxed,
                                                          memory_order_relaxed)) {
