@@ -45,6 +45,11 @@
  * microseconds on a paravirtual machine, as long as many a stage's wait), and on a busy machine
  * the nap gives the core away. */
 #define STAGES_NAP_NS 50000u
+/* A stage's items are cut from its ranges (of `grain`, see physics__stages_add): each end of it
+ * in items of up to STAGES_CUT_MAX ranges, a STAGES_CUT_SHARE-th of what is left to its middle,
+ * down to single ranges there (stages__cut). */
+#define STAGES_CUT_SHARE 4u
+#define STAGES_CUT_MAX 4u
 /* Ranges handed to the pool: more than it has threads, so every thread can join. */
 #define STAGES_PARTICIPANTS 16u
 
@@ -58,13 +63,14 @@ typedef struct physics__stage_claim {
 
 /* One stage's items finished by the calling thread ([STAGES_BY_FRONT - 1]) and by the others, each
  * count on a cache line of its own: a thread adds its items once it has no more to claim (see
- * stages__count), and reads the other's only then. And where its items' claims begin. */
+ * stages__count), and reads the other's only then. And the stage's items: how many, and where
+ * their claims and their first ranges (physics__stages.cut) begin. */
 typedef struct physics__stage_counter {
     struct {
         atomic_uint finished;
         char pad[64 - sizeof(atomic_uint)];
     } by[2];
-    uint32_t first_claim;
+    uint32_t first_claim, items;
 } physics__stage_counter;
 
 /* Whether the counter's stage of `items` has finished. */
@@ -84,6 +90,8 @@ void physics__stages_free(physics__stages *st, ct_allocator_t *a)
         ct_free(a, st->counter, (size_t)st->cap_counter * sizeof *st->counter);
     if (st->claim)
         ct_free(a, st->claim, (size_t)st->cap_claim * sizeof *st->claim);
+    if (st->cut)
+        ct_free(a, st->cut, (size_t)st->cap_cut * sizeof *st->cut);
     memset(st, 0, sizeof *st);
 }
 
@@ -114,6 +122,39 @@ static inline void *stages__user(physics__stage *stage)
 static inline uint32_t stages__items(const physics__stage *stage)
 {
     return (stage->count + stage->grain - 1) / stage->grain;
+}
+
+/* How many ranges an item takes with `left` ranges between it and the stage's middle. */
+static inline uint32_t stages__chunk(uint32_t left)
+{
+    const uint32_t share = left / STAGES_CUT_SHARE;
+    return share < 1u ? 1u : share > STAGES_CUT_MAX ? STAGES_CUT_MAX : share;
+}
+
+/* Cuts a stage of `ranges` into items and puts the first range of each in first[]; returns how
+ * many. The threads meet near the middle (the front takes items from the first, the others
+ * from the last), where an item is one range, so that they finish within about one range of each
+ * other; towards the ends, where the other thread hardly ever comes, an item takes several: each
+ * item costs a claim (a locked instruction, which waits for the stores of the item before it) and
+ * the solver colours' ranges take a microsecond. Items of a stage may be run on any thread in any
+ * order, and a stage's function gives the same over a range as over its parts (the serial loop
+ * runs it over the whole): the bits do not depend on the cut. */
+static uint32_t stages__cut(uint32_t ranges, uint32_t *first)
+{
+    const uint32_t middle = ranges / 2u;
+    uint32_t n = 0;
+    for (uint32_t at = 0; at < middle; at += stages__chunk(middle - at))
+        first[n++] = at;
+    uint32_t back = 0;
+    for (uint32_t top = ranges; top > middle; top -= stages__chunk(top - middle))
+        back++;
+    n += back;
+    uint32_t at = n;
+    for (uint32_t top = ranges; top > middle;) {
+        top -= stages__chunk(top - middle);
+        first[--at] = top;
+    }
+    return n;
 }
 
 static inline void stages__relax(void)
@@ -236,14 +277,15 @@ static void stages__take_part(void *user, uint32_t begin, uint32_t end)
     PHYSICS_TRACE(PHYSICS_TRACE_JOIN, front ? 0u : 1u, 0);
     for (uint32_t k = atomic_load_explicit(&run->at, memory_order_acquire); k < st->n;) {
         physics__stage *stage = &st->stage[k];
-        const uint32_t items = stages__items(stage);
+        physics__stage_counter *counter = &st->counter[k];
+        const uint32_t items = counter->items;
         /* A run of single-item stages goes to one thread; the others wait at its last. */
         uint32_t last = k;
         if (items == 1)
             while (last + 1 < st->n && stages__items(&st->stage[last + 1]) == 1)
                 last++;
-        physics__stage_counter *counter = &st->counter[k];
         physics__stage_claim *claim = &st->claim[counter->first_claim];
+        const uint32_t *cut = &st->cut[counter->first_claim];
         /* The front claims the items in order from the first, the others from the last down, each
          * on the item's own claim: the front's and the back's are at the two ends of the stage
          * until they meet, so claiming costs no cache line the other thread is writing but where
@@ -270,10 +312,8 @@ static void stages__take_part(void *user, uint32_t begin, uint32_t end)
                 for (uint32_t q = k; q <= last; q++)
                     st->stage[q].fn(stages__user(&st->stage[q]), 0, st->stage[q].count);
             } else {
-                const uint32_t from = i * stage->grain;
-                const uint32_t to =
-                    stage->count - from > stage->grain ? from + stage->grain : stage->count;
-                stage->fn(stages__user(stage), from, to);
+                const uint32_t to = i + 1u < items ? cut[i + 1u] * stage->grain : stage->count;
+                stage->fn(stages__user(stage), cut[i] * stage->grain, to);
             }
             PHYSICS_TRACE(PHYSICS_TRACE_ITEM_END, k, i);
         }
@@ -324,7 +364,8 @@ int physics__stages_run(physics__stages *st, ct_allocator_t *a, physics__pool po
         claims += stages__items(&st->stage[k]);
     const uint32_t had_claims = st->cap_claim;
     if (physics__reserve(a, (void **)&st->counter, &st->cap_counter, n, sizeof *st->counter) ||
-        physics__reserve(a, (void **)&st->claim, &st->cap_claim, claims, sizeof *st->claim))
+        physics__reserve(a, (void **)&st->claim, &st->cap_claim, claims, sizeof *st->claim) ||
+        physics__reserve(a, (void **)&st->cut, &st->cap_cut, claims, sizeof *st->cut))
         return CT_ERR_NOMEM;
     if (st->cap_claim != had_claims)
         for (uint32_t i = 0; i < st->cap_claim; i++)
@@ -334,7 +375,8 @@ int physics__stages_run(physics__stages *st, ct_allocator_t *a, physics__pool po
         atomic_init(&st->counter[k].by[0].finished, 0u);
         atomic_init(&st->counter[k].by[1].finished, 0u);
         st->counter[k].first_claim = claims;
-        claims += stages__items(&st->stage[k]);
+        st->counter[k].items = stages__cut(stages__items(&st->stage[k]), &st->cut[claims]);
+        claims += st->counter[k].items;
     }
     stages__run run = {.st = st, .claimed = 4u * ++st->runs, .caller = thrd_current()};
     atomic_init(&run.at, 0u);
