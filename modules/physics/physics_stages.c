@@ -298,10 +298,9 @@ static void stages__take_part(void *user, uint32_t begin, uint32_t end)
         for (uint32_t at = 0; at < items; at++) {
             const uint32_t i = front ? at : items - 1u - at;
             uint64_t by = atomic_load_explicit(&claim[i].by, memory_order_relaxed);
-            if (by >= claimed ||
-                !atomic_compare_exchange_strong_explicit(&claim[i].by, &by, mine,
-                                                         memory_order_relaxed,
-                                                         memory_order_relaxed)) {
+            if (by >= claimed || !atomic_compare_exchange_strong_explicit(&claim[i].by, &by, mine,
+                                                                          memory_order_relaxed,
+                                                                          memory_order_relaxed)) {
                 if (by != mine)
                     break;
                 continue;

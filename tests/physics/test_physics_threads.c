@@ -665,8 +665,8 @@ static void test_stages_run_each_element_once(void **state)
     physics__stages st = {0};
     for (uint32_t count = 1; count <= ONCE_MAX; count++)
         for (uint32_t g = 0; g < 3; g++)
-            physics__stages_add(&st, &alloc.base, once_range,
-                                once_hits[(count - 1) * 3 + g], 0, count, grains[g]);
+            physics__stages_add(&st, &alloc.base, once_range, once_hits[(count - 1) * 3 + g], 0,
+                                count, grains[g]);
     assert_int_equal(physics__stages_run(&st, &alloc.base, two_threads, false), 0);
     for (uint32_t count = 1; count <= ONCE_MAX; count++)
         for (uint32_t g = 0; g < 3; g++)
