@@ -675,8 +675,8 @@ static bool rigid__turns(const physics__bodies *b, const physics__rigid_body *bo
 /* Whether a body of this shape is one whose recycled edges and corners turn
  * (rigid__turned_since): a box, a hull, or a compound (of those, or with balls and capsules,
  * whose anchors turn as theirs do: physics__compound_turn_anchor). A compound crate of one box
- * child, kept, fell off its edge 8 steps after the box and, rocked over the top, fell back the way
- * it came (test_crate_falls_off_its_edge). */
+ * child, its anchors kept where they were found, fell off its edge 8 steps after the box crate
+ * and, rocked over the top, fell back the way it came (test_crate_falls_off_its_edge). */
 static inline bool rigid__flat(uint8_t shape)
 {
     return shape == CT_BODY_BOX || shape == CT_BODY_HULL || shape == CT_BODY_COMPOUND;
@@ -684,7 +684,8 @@ static inline bool rigid__flat(uint8_t shape)
 
 /* Whether the anchors of manifold g of bodies i and j (count points), recycled, are turned with
  * the bodies when its contact is made: it is an edge's or a corner's (one or two points: a body
- * pivots on them) between boxes, hulls and compounds (rigid__flat), and a body turned since it was found. Kept where they were found, for the 10
+ * pivots on them) between boxes, hulls and compounds (rigid__flat), and a body turned since it
+ * was found. Kept where they were found, for the 10
  * degrees a manifold is recycled (RIGID_RECYCLE_COS2), their levers were those of the pose it was
  * found at: a crate rocking up onto its edge, its manifold found just before the top, was pushed
  * back by the floor as if it had not passed it, and fell back the way it came or balanced there
@@ -707,9 +708,10 @@ static bool rigid__turned_since(const physics__bodies *b, uint32_t i, uint32_t j
  * (the ball's point nearest the other body is its centre less its radius along the normal,
  * whichever way it turns), a compound's moved with what carries it of its child
  * (physics__compound_turn_anchor), any other body's turned with it. Turned with the ball, a ball's
- * point went round off the normal, whose push then spun it on: a ball rolling along a lying
- * capsule, pressed against it, sped up from 0.19 to 0.21 m/s in 3 s with nothing doing work on
- * it (test_ball_rolling_along_a_capsule_keeps_its_speed). */
+ * point went round off the normal, whose push then spun it: a ball rolling at 0.5 m/s along a
+ * lying capsule, pressed against it, slowed to 0.487 m/s and fell 2.8 cm behind in 4 s with
+ * nothing doing work on it (test_ball_rolling_along_a_capsule_keeps_its_speed); spinning about
+ * the vertical as it lay pressed against one, a ball sped up rolling along it. */
 static inline physics__v3 rigid__turn_anchor(const physics__bodies *b, uint32_t i, physics__quat q,
                                              physics__v3 r)
 {
