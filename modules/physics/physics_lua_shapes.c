@@ -27,7 +27,7 @@ typedef struct shapes__scratch {
     void *block[2 + CT_PHYSICS_MAX_COMPOUND_CHILDREN];
     size_t size[2 + CT_PHYSICS_MAX_COMPOUND_CHILDREN];
     uint32_t n;
-    char why[96]; /* what shapes__array found wrong, with the values */
+    char why[128]; /* what shapes__array found wrong, with the values */
 } shapes__scratch;
 
 static void shapes__free(shapes__scratch *s)
@@ -93,8 +93,10 @@ static bool shapes__number(lua_State *L, int idx, const char *key, float *out, c
     const ct_lua_type t = L_API->get_field(L, idx, key);
     const double v = L_API->to_number(L, -1);
     const bool ok = t <= CT_LUA_NIL || (t == CT_LUA_NUMBER && fabs(v) <= FLT_MAX);
-    if (!ok)
-        check__got(L_API, L, -1, got, 32);
+    if (!ok) {
+        char buf[32];
+        snprintf(got, 32, "%s", check__got(L_API, L, -1, buf, sizeof buf));
+    }
     L_API->set_top(L, -2);
     if (ok && t == CT_LUA_NUMBER)
         *out = (float)v;
@@ -120,7 +122,7 @@ static bool shapes__vec(lua_State *L, int idx, const char *key, float *out, int 
 }
 
 /* The desc at idx (absent: the defaults); NULL, or the field that is wrong and what it was (in
- * why[96]). */
+ * why[128]). */
 static const char *shapes__desc(lua_State *L, int idx, uint32_t shape, ct_rigid_body_desc_t *d,
                                 char *why)
 {
@@ -141,7 +143,7 @@ static const char *shapes__desc(lua_State *L, int idx, uint32_t shape, ct_rigid_
                                                  : UINT32_MAX;
         if (d->kind == UINT32_MAX) {
             char got[32];
-            snprintf(why, 96, "kind is %s%.40s%s, not \"dynamic\", \"static\" or \"kinematic\"",
+            snprintf(why, 128, "kind is %s%.40s%s, not \"dynamic\", \"static\" or \"kinematic\"",
                      k ? "\"" : "", k ? k : check__got(L_API, L, -1, got, sizeof got),
                      k ? "\"" : "");
         }
@@ -154,7 +156,7 @@ static const char *shapes__desc(lua_State *L, int idx, uint32_t shape, ct_rigid_
     for (int k = 0; k < 3; k++) {
         char got[32];
         if (!shapes__number(L, idx, numbers[k], into[k], got)) {
-            snprintf(why, 96, "%s is %s, not a finite number", numbers[k], got);
+            snprintf(why, 128, "%s is %s, not a finite number", numbers[k], got);
             return why;
         }
     }
@@ -191,7 +193,7 @@ static int l_physics_add_hull(lua_State *L)
     ct_world_o *w = physics__lua_world(L, fn);
     const ct_entity_t e = check__entity(L_API, L, 2, fn);
     ct_rigid_body_desc_t d;
-    char why_desc[96];
+    char why_desc[128];
     const char *bad = shapes__desc(L, 4, CT_BODY_HULL, &d, why_desc);
     if (bad)
         return L_API->error(L, "%s: argument 4: %s", fn, bad);
@@ -215,7 +217,7 @@ static int l_physics_add_compound(lua_State *L)
     ct_world_o *w = physics__lua_world(L, fn);
     const ct_entity_t e = check__entity(L_API, L, 2, fn);
     ct_rigid_body_desc_t d;
-    char why_desc[96];
+    char why_desc[128];
     const char *bad = shapes__desc(L, 4, CT_BODY_COMPOUND, &d, why_desc);
     if (bad)
         return L_API->error(L, "%s: argument 4: %s", fn, bad);
@@ -296,7 +298,7 @@ static int l_physics_add_mesh(lua_State *L)
     ct_world_o *w = physics__lua_world(L, fn);
     const ct_entity_t e = check__entity(L_API, L, 2, fn);
     ct_rigid_body_desc_t d;
-    char why_desc[96];
+    char why_desc[128];
     const char *bad = shapes__desc(L, 5, CT_BODY_MESH, &d, why_desc);
     if (bad)
         return L_API->error(L, "%s: argument 5: %s", fn, bad);
@@ -327,7 +329,7 @@ static int l_physics_add_height_field(lua_State *L)
                  rows = check__range(L_API, L, 5, fn, 2.0, 65536.0);
     const float cell_x = check__finite(L_API, L, 6, fn), cell_z = check__finite(L_API, L, 7, fn);
     ct_rigid_body_desc_t d;
-    char why_desc[96];
+    char why_desc[128];
     const char *bad = shapes__desc(L, 8, CT_BODY_MESH, &d, why_desc);
     if (bad)
         return L_API->error(L, "%s: argument 8: %s", fn, bad);

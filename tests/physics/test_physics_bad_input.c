@@ -1555,6 +1555,62 @@ static void test_lua_every_function_every_argument_wrong(void **state)
     t->entity->destroy(more[0]);
 }
 
+/* The Lua refusals say what came, not only what was wanted: a field's value, a name that is no
+ * shape or kind, how many numbers a table held and which entry is wrong; the character calls name
+ * the world as the others do. Before, each said only what was wanted ("field lower is not a
+ * finite number", "has too many numbers", "kind (\"dynamic\", ...)") or named no world. */
+static const char lua_what_came[] =
+    "function what_came(w, a, b, x)\n"
+    "  local W = bad_world\n"
+    "  refused({'field lower is not a finite number (got ', 'nan)'}, Physics.add_joint, w, a,\n"
+    "          b, 'hinge', { lower = 0 / 0 })\n"
+    "  refused({'field anchor is not a table of three numbers {x, y, z} (got 5)'},\n"
+    "          Physics.add_joint, w, a, b, 'ball', { anchor = 5 })\n"
+    "  refused({\"field axis is not a table of three numbers {x, y, z} (its [2] is a string)\"},\n"
+    "          Physics.add_joint, w, a, b, 'hinge', { axis = {0, 'y', 0} })\n"
+    "  refused({'argument 2\\'s shape is \"cube\", not \"box\"'}, Physics.shape_cast, w,\n"
+    "          { shape = 'cube' }, 0, 0, 0, 1, 0, 0)\n"
+    "  refused({'argument 2\\'s shape is a table, not'}, Physics.shape_cast, w, { shape = {} },\n"
+    "          0, 0, 0, 1, 0, 0)\n"
+    "  local many = {} for i = 1, 300 do many[i] = 0 end\n"
+    "  refused({'argument 3 has 300 numbers (at most 192)'}, Physics.add_hull, w, x, many)\n"
+    "  refused({'argument 3 holds something that is not a finite number: [5] is a boolean'},\n"
+    "          Physics.add_hull, w, x, {0, 0, 0, 1, true, 0, 0, 0, 1, 1, 1, 1})\n"
+    "  refused({'argument 4 holds something that is not a vertex number (1, 2, ...): [2] is 0'},\n"
+    "          Physics.add_mesh, w, x, {0, 0, 0, 1, 0, 0, 0, 0, 1}, {1, 0, 2})\n"
+    "  refused({'argument 4: kind is \"dinamic\", not \"dynamic\"'}, Physics.add_hull, w, x,\n"
+    "          unit_cube(), { kind = 'dinamic' })\n"
+    "  refused({'argument 4: mass is -inf, not a finite number'}, Physics.add_hull, w, x,\n"
+    "          unit_cube(), { mass = -1 / 0 })\n"
+    "  refused({'argument 3 child 1: radius is not a finite number (got a string)'},\n"
+    "          Physics.add_compound, w, x, { { shape = 'sphere', radius = 'big' } })\n"
+    "  for _, f in ipairs({Physics.character_settings, Physics.character_contacts}) do\n"
+    "    refused({W .. ': entity ' .. x .. ' is not a character in this world'}, f, w, x)\n"
+    "  end\n"
+    "  refused({W .. ', entity ' .. a .. ' has a body already'}, Physics.add_character, w, a,\n"
+    "          { radius = 0.3, half_height = 0.5 })\n"
+    "end\n";
+
+static void test_lua_refusals_say_what_came(void **state)
+{
+    (void)state;
+    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "what_came"});
+    ct_entity_t e[3];
+    t->entity->create_batch(e, 3);
+    const ct_rigid_body_desc_t a = ball_desc(0, 1, 0, 0.5f), b = ball_desc(2, 1, 0, 0.5f);
+    assert_int_equal(p4->add_rigid_body(w, e[0], &a), 0);
+    assert_int_equal(p4->add_rigid_body(w, e[1], &b), 0);
+    load_refusals(w, lua_what_came, "what_came");
+    log__set_sink(capture, NULL);
+    test_lua_call("what_came", w, e, 3);
+    log__set_sink(NULL, NULL);
+    captured[0] = '\0';
+    assert_int_equal(p4->body_count(w), 2);
+    assert_int_equal(p4->joint_count(w), 0);
+    t->worlds->destroy_world(w);
+    t->entity->destroy_batch(e, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1583,6 +1639,7 @@ int main(void)
         physics_test(test_lua_world_destroyed_while_reading_args),
         physics_test(test_null_lists_only_count),
         physics_test(test_null_outs_refused),
+        physics_test(test_lua_refusals_say_what_came),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }
