@@ -394,7 +394,7 @@ static int l_physics_shape_cast(lua_State *L)
     const char *fn = "Physics.shape_cast";
     ct_world_o *w = physics__lua_world(L, fn);
     if (L_API->type(L, 2) != CT_LUA_TABLE)
-        return L_API->error(L, "%s: argument 2 is not a shape table {shape = ..., ...}", fn);
+        return check__fail(L_API, L, 2, fn, "is not a shape table {shape = ..., ...}");
     ct_rigid_body_desc_t d = {0};
     /* Only a string is a name (a number would be turned into one on the stack); it stays on the
      * stack while it is read. */

@@ -1570,6 +1570,8 @@ static const char lua_what_came[] =
     "          Physics.add_joint, w, a, b, 'hinge', { axis = {0, 'y', 0} })\n"
     "  refused({'argument 2\\'s shape is \"cube\", not \"box\"'}, Physics.shape_cast, w,\n"
     "          { shape = 'cube' }, 0, 0, 0, 1, 0, 0)\n"
+    "  refused({'argument 2 is not a shape table {shape = ..., ...} (got 5)'}, Physics.shape_cast,\n"
+    "          w, 5, 0, 0, 0, 1, 0, 0)\n"
     "  refused({'argument 2\\'s shape is a table, not'}, Physics.shape_cast, w, { shape = {} },\n"
     "          0, 0, 0, 1, 0, 0)\n"
     "  local many = {} for i = 1, 300 do many[i] = 0 end\n"
