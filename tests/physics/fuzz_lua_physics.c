@@ -11,6 +11,7 @@
  */
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,6 +313,7 @@ static void argument(chunk *c, reader *r, char kind)
 }
 
 static lua_State *L;
+static bool show;
 
 static void boot(void)
 {
@@ -319,9 +321,10 @@ static void boot(void)
     L = lua_env__state();
     if (luaL_dostring(L, prelude))
         abort();
-    /* FUZZ_LUA_SHOW=1 prints every error a call raised: the messages as a script's author reads
-     * them. */
-    if (getenv("FUZZ_LUA_SHOW") && luaL_dostring(L, "fz.show = true"))
+    /* FUZZ_LUA_SHOW=1 prints each chunk and every error a call raised: the messages as a
+     * script's author reads them. */
+    show = getenv("FUZZ_LUA_SHOW") != NULL;
+    if (show && luaL_dostring(L, "fz.show = true"))
         abort();
 }
 
@@ -358,6 +361,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             emit(&c, "fz.call(Physics.simulate, W, 1 / 60)\n");
     }
     c.text[c.len] = '\0';
+    if (show)
+        fprintf(stderr, "%s", c.text);
 
     ct_world_o *w = fuzz_worlds->create_world(&(ct_world_desc_t){.name = "fuzz_lua"});
     ct_world_o *dead = fuzz_worlds->create_world(&(ct_world_desc_t){.name = "fuzz_lua_dead"});
