@@ -119,7 +119,8 @@ static bool compile_number(const ct_data_o *src, const char *field, float *out,
     return true;
 }
 
-/* Maps the string at `field` to its index in names (default: index 0 when absent). */
+/* Maps the string at body.`field` to its index in names (default: index 0 when absent); a name
+ * that is none of them is refused saying what it was, and the nearest when one is close. */
 static bool compile_enum(const ct_data_o *src, const char *field, const char *const *names,
                          const int *values, int n, int *out, ct_compile_ctx_o *ctx)
 {
@@ -132,9 +133,11 @@ static bool compile_enum(const ct_data_o *src, const char *field, const char *co
             *out = values[k];
             return true;
         }
-    physics__m.resource->compile_error(ctx, "%s: must be one of \"%s\", \"%s\"%s%s%s", field,
-                                       names[0], names[1], n > 2 ? ", \"" : "",
-                                       n > 2 ? names[2] : "", n > 2 ? "\"" : "");
+    const char *near = s ? physics__m.resource->nearest_name(s, names, (uint32_t)n) : NULL;
+    physics__m.resource->compile_error(
+        ctx, "body.%s: \"%s\" is not one of \"%s\", \"%s\"%s%s%s%s%s%s", field, s ? s : "?",
+        names[0], names[1], n > 2 ? ", \"" : "", n > 2 ? names[2] : "", n > 2 ? "\"" : "",
+        near ? "; did you mean \"" : "", near ? near : "", near ? "\"?" : "");
     return false;
 }
 
@@ -391,8 +394,8 @@ static void spawn_bodies(void *manager, const ct_spawn_context_t *ctx, uint32_t 
         spawn_rotation(ctx, e, d.rotation);
         const char *bad = body_flags_error(&in);
         int err = 0;
-        if (!bad && (d.shape == CT_BODY_MESH || d.shape == CT_BODY_HULL ||
-                     d.shape == CT_BODY_COMPOUND)) {
+        if (!bad &&
+            (d.shape == CT_BODY_MESH || d.shape == CT_BODY_HULL || d.shape == CT_BODY_COMPOUND)) {
             /* add_mesh_body, add_hull_body and add_compound_body log what they refuse, naming
              * the world and the entity. */
             err = physics__body_shape_spawn(ctx->world, e, &d, &in, tail);
@@ -520,7 +523,8 @@ static const ct_component_type_t types[PHYSICS_NUM_TYPES] = {
  * (ct_resource_api_v6.declare_format): a change is a new number, so cuttle-compile compiles the
  * levels and units that hold them again and older blobs are refused ("recompile"). */
 #define POINT_MASS_FORMAT 1
-#define BODY_FORMAT 5 /* 2: the collision mesh's name after the description; 3: the filter and
+#define BODY_FORMAT                                                                                \
+    5 /* 2: the collision mesh's name after the description; 3: the filter and
                        * the sensor switch after it; 4: of variable size, with hulls and
                        * compounds (physics_body_data.h); 5: the damping in the head */
 

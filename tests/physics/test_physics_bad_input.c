@@ -860,6 +860,9 @@ static void test_sources_name_file_entity_field(void **state)
         {"mass = 1e30", "body.mass (a dynamic body needs a mass within [1e-6, 1e9] kg)"},
         {"velocity = [0 1e39 0]", "body.velocity"},
         {"rotates = true angular_velocity = [0 1e5 0]", "body.angular_velocity"},
+        {"kind = \"dinamic\"", "body.kind: \"dinamic\" is not one of \"dynamic\", \"static\", "
+                               "\"kinematic\"; did you mean \"dynamic\"?"},
+        {"shape = \"cube\"", "body.shape: \"cube\" is not one of \"box\", \"sphere\", \"capsule\""},
     };
     static const char *const types[2][2] = {{"level", "levels/bad_body"},
                                             {"unit", "units/bad_body"}};
