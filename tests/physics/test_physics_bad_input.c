@@ -849,15 +849,19 @@ static void test_sources_name_file_entity_field(void **state)
     static const struct {
         const char *body, *words;
     } bad[] = {
-        {"shape = \"sphere\" radius = 1e30", "body.radius (must be within [1e-3, 1e4] m)"},
+        {"shape = \"sphere\" radius = 1e30",
+         "body.radius (must be within [1e-3, 1e4] m), given 1e+30"},
         {"shape = \"sphere\" radius = 1e39", "body.radius"},
-        {"half_extents = [1 2e4 1]", "body.half_extents (each must be within [1e-3, 1e4] m)"},
+        {"half_extents = [1 2e4 1]",
+         "body.half_extents (each must be within [1e-3, 1e4] m), given [1 20000 1]"},
         {"half_extents = [1 0 1]", "body.half_extents (each must be within [1e-3, 1e4] m)"},
         {"shape = \"capsule\" half_height = 1e30", "body.half_height (must be within [0, 1e4] m)"},
         {"inertia = [1e30 1 1]", "body.inertia (each within [1e-9, 1e15] kg m^2, or all zero)"},
-        {"inertia = [1 0 1]", "body.inertia (each within [1e-9, 1e15] kg m^2, or all zero)"},
+        {"inertia = [1 0 1]",
+         "body.inertia (each within [1e-9, 1e15] kg m^2, or all zero), given [1 0 1]"},
         {"inertia = [1 1 1e39]", "body.inertia"},
-        {"mass = 1e30", "body.mass (a dynamic body needs a mass within [1e-6, 1e9] kg)"},
+        {"mass = 1e30",
+         "body.mass (a dynamic body needs a mass within [1e-6, 1e9] kg), given 1e+30"},
         {"velocity = [0 1e39 0]", "body.velocity"},
         {"rotates = true angular_velocity = [0 1e5 0]", "body.angular_velocity"},
         {"kind = \"dinamic\"", "body.kind: \"dinamic\" is not one of \"dynamic\", \"static\", "
