@@ -5,9 +5,9 @@
  * lines and points whose indices may be zero, negative, out of range or repeated), or a glTF
  * (one eighth of the inputs: a mesh in a base64 buffer placed by nodes of awkward poses and
  * children), or, for every fourth input, are the OBJ file's text as they are, and sometimes the
- * mesh resource's own source instead. The collision mesh either is refused with a message, or loads and a level whose
- * static body names it spawns, with a ball and a box dropped on it that simulate a few steps
- * without a crash, a sanitizer report or a value out of range.
+ * mesh resource's own source instead. The collision mesh either is refused with a message, or
+ * loads and a level whose static body names it spawns, with a ball and a box dropped on it that
+ * simulate a few steps without a crash, a sanitizer report or a value out of range.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -101,10 +101,10 @@ static reader reader_of(const uint8_t *data, size_t size)
 }
 
 /* Coordinates: mostly plain ones (so most meshes build and get simulated), one in eight awkward. */
-static const char *const plain[] = {"0",  "-1",  "0.5", "1",  "3",   "2",   "-2",   "1.5",
-                                    "-3", "4",   "-4",  "0.75", "-1.5", "2.5", "-2.5", "5"};
-static const char *const awkward[] = {"1e4", "1e5", "1e39", "-0", "2000", "1e-40", "nan", "1e-9",
-                                      "0.001", "-7.5", "1e-4", "99999"};
+static const char *const plain[] = {"0",  "-1", "0.5", "1",    "3",    "2",   "-2",   "1.5",
+                                    "-3", "4",  "-4",  "0.75", "-1.5", "2.5", "-2.5", "5"};
+static const char *const awkward[] = {"1e4", "1e5",  "1e39",  "-0",   "2000", "1e-40",
+                                      "nan", "1e-9", "0.001", "-7.5", "1e-4", "99999"};
 
 static const char *number(reader *r)
 {
@@ -145,8 +145,7 @@ static size_t obj_text(reader *r, char *out, size_t room)
 
 static void base64(char *out, size_t room, size_t *len, const uint8_t *b, size_t n)
 {
-    static const char digits[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     for (size_t k = 0; k < n; k += 3) {
         const uint32_t v = (uint32_t)b[k] << 16 | (k + 1 < n ? (uint32_t)b[k + 1] << 8 : 0u) |
                            (k + 2 < n ? b[k + 2] : 0u);
@@ -173,7 +172,8 @@ static size_t gltf_text(reader *r, char *out, size_t room)
     }
     const uint32_t bytes = 12u * nv + 2u * ni;
     size_t len = 0;
-    put(out, room, &len, "{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, \"scenes\": [{\"nodes\": [0");
+    put(out, room, &len,
+        "{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, \"scenes\": [{\"nodes\": [0");
     for (uint32_t k = 1; k < nn; k++)
         if (next(r) % 4u == 0)
             put(out, room, &len, ", %u", k);
@@ -197,7 +197,10 @@ static size_t gltf_text(reader *r, char *out, size_t room)
             put(out, room, &len, "\"matrix\": [");
             for (int m = 0; m < 16; m++)
                 put(out, room, &len, "%s%s", m ? ", " : "",
-                    next(r) % 4u ? (m % 5 == 0 ? "1" : m >= 12 ? number(r) : "0") : number(r));
+                    next(r) % 4u ? (m % 5 == 0 ? "1"
+                                    : m >= 12  ? number(r)
+                                               : "0")
+                                 : number(r));
             put(out, room, &len, "], ");
         }
         put(out, room, &len, "\"name\": \"n%u\"}", k);
@@ -238,7 +241,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         len = gltf_text(&r, text, sizeof text);
         write_file("meshes/f.gltf", text, len);
         /* the whole scene, or one mesh by its index (0, or one the file does not have) */
-        const char *src = next(&r) % 2u         ? "source = \"meshes/f.gltf\"\n"
+        const char *src = next(&r) % 2u   ? "source = \"meshes/f.gltf\"\n"
                           : next(&r) % 4u ? "source = \"meshes/f.gltf\" gltf_mesh = 0\n"
                                           : "source = \"meshes/f.gltf\" gltf_mesh = 1\n";
         write_file("meshes/f.mesh", src, strlen(src));
@@ -259,16 +262,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (resource->load_source("collision_mesh", "meshes/f", src, sizeof src - 1) != 0)
         return 0;
     char level[1024];
-    snprintf(level, sizeof level,
-             "entities = [\n"
-             "  { components = { transform = { position = [%s 0 %s] }\n"
-             "      body = { kind = \"static\" shape = { type = \"mesh\" mesh = \"meshes/f\" } } } }\n"
-             "  { components = { transform = { position = [%s 2 %s] }\n"
-             "      body = { shape = \"sphere\" radius = 0.5 rotates = true } } }\n"
-             "  { components = { transform = { position = [%s 3 %s] }\n"
-             "      body = { half_extents = [0.5 0.25 0.5] rotates = true } } }\n"
-             "]\n",
-             number(&r), number(&r), number(&r), number(&r), number(&r), number(&r));
+    snprintf(
+        level, sizeof level,
+        "entities = [\n"
+        "  { components = { transform = { position = [%s 0 %s] }\n"
+        "      body = { kind = \"static\" shape = { type = \"mesh\" mesh = \"meshes/f\" } } } }\n"
+        "  { components = { transform = { position = [%s 2 %s] }\n"
+        "      body = { shape = \"sphere\" radius = 0.5 rotates = true } } }\n"
+        "  { components = { transform = { position = [%s 3 %s] }\n"
+        "      body = { half_extents = [0.5 0.25 0.5] rotates = true } } }\n"
+        "]\n",
+        number(&r), number(&r), number(&r), number(&r), number(&r), number(&r));
     if (resource->load_source("level", "fuzz/mesh", level, strlen(level)) != 0) {
         resource->unload("collision_mesh", "meshes/f");
         return 0;
