@@ -815,6 +815,37 @@ int physics__broadphase_visit(const physics__broadphase *bp, physics__v3 lo, phy
     return 0;
 }
 
+/* A visit of physics__broadphase_visit_each: its query k. */
+typedef struct bp__each_visit {
+    physics__found_each_f fn;
+    void *user;
+    uint32_t k;
+} bp__each_visit;
+
+static int bp__each_found(void *user, uint32_t box)
+{
+    const bp__each_visit *v = user;
+    return v->fn(v->user, v->k, box);
+}
+
+int physics__broadphase_visit_each(const physics__broadphase *bp, const physics__v3 *lo,
+                                   const physics__v3 *hi, uint32_t first, uint32_t last,
+                                   physics__found_each_f fn, void *user)
+{
+    if (bp->n <= BP_FEW_BOXES) {
+        for (uint32_t k = first; k < last; k++)
+            for (uint32_t i = 0; i < bp->n; i++)
+                if (bp__overlap(lo[k], hi[k], bp->lo[i], bp->hi[i]) && fn(user, k, i))
+                    return CT_ERR_NOMEM;
+        return 0;
+    }
+    bp__each_visit v = {fn, user, 0};
+    for (v.k = first; v.k < last; v.k++)
+        if (physics__broadphase_visit(bp, lo[v.k], hi[v.k], bp__each_found, &v))
+            return CT_ERR_NOMEM;
+    return 0;
+}
+
 static int bp__add_found(void *user, uint32_t box)
 {
     physics__broadphase *bp = user;

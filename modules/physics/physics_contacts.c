@@ -264,6 +264,14 @@ static int contacts__fixed_found(void *user, uint32_t box)
     return 0;
 }
 
+/* contacts__fixed_found for the moving box k of the grid. */
+static int contacts__fixed_found_each(void *user, uint32_t k, uint32_t box)
+{
+    contacts__fixed_out *o = user;
+    o->i = o->s->grid_body[k];
+    return contacts__fixed_found(o, box);
+}
+
 /* A job of physics__scene_candidates: the pairs of slices [begin, end) of moving boxes with the
  * fixed grid, each slice into its room; its count is UINT32_MAX when the room was too small. */
 static void contacts__fixed_range(void *user, uint32_t begin, uint32_t end)
@@ -279,13 +287,9 @@ static void contacts__fixed_range(void *user, uint32_t begin, uint32_t end)
             first + SOLVER_SLICE_BOXES < bp->n ? first + SOLVER_SLICE_BOXES : bp->n;
         contacts__fixed_out o = {s, s->fixed_pairs + (size_t)first * SOLVER_FIXED_ROOM, 0,
                                  (last - first) * SOLVER_FIXED_ROOM, 0};
-        for (uint32_t k = first; k < last; k++) {
-            o.i = s->grid_body[k];
-            if (physics__broadphase_visit(&s->fixed, lo[k], hi[k], contacts__fixed_found, &o)) {
-                o.n = UINT32_MAX;
-                break;
-            }
-        }
+        if (physics__broadphase_visit_each(&s->fixed, lo, hi, first, last,
+                                           contacts__fixed_found_each, &o))
+            o.n = UINT32_MAX;
         s->fixed_count[slice] = o.n;
     }
 }
