@@ -179,7 +179,7 @@ static int contacts__sort_pairs(physics__scene *s, uint32_t num_pairs, uint32_t 
                                 physics__keyed_pair **sorted)
 {
     const uint32_t slices = (num_pairs + SORT_SLICE - 1) / SORT_SLICE;
-    contacts__sort_job job = {s, NULL, NULL, num_pairs, 0};
+    contacts__sort_job job = {s, NULL, NULL, num_pairs, 0, 0};
     /* A stage, as the passes' counts and moves are: the threads take the slices from the two ends,
      * so each counts the first pass's digits of about the pairs it keyed (a pool's shared cursor
      * dealt the slices to the two cores in turn). */
