@@ -65,22 +65,33 @@ void physics__contacts_free(physics__scene *s)
 
 /* The pairs of a step are sorted by key (entity pair) in slices of SORT_SLICE on any
  * threads: each slice makes its own pairs' keys, then an LSD radix sort, a digit of up to
- * SORT_BITS bits a pass, counts each slice's digits and moves each slice's pairs, the slices'
+ * SORT_WIDE_BITS bits a pass, counts each slice's digits and moves each slice's pairs, the slices'
  * places being set in between by digit, then slice: a stable sort, the same bits as one walk.
  * Only the bits in which some keys differ get a pass, each digit starting at the lowest such bit
- * not yet sorted and ending at the highest within SORT_BITS of it: entity ids are small, so a
- * world of fewer than 2,048 bodies sorts in two passes, one per id (a byte a pass made four,
- * whose moves were most of the sort: bench convex_vs_mesh, 1,764 bodies). Far cheaper than
+ * not yet sorted and ending at the highest within SORT_WIDE_BITS of it: entity ids are small,
+ * so a world of fewer than 2,048 bodies sorts in two passes, one per id (a byte a pass made four,
+ * whose moves were most of the sort: bench convex_vs_mesh, 1,764 bodies). Of more than
+ * SORT_WIDE_SLICES slices, a byte a pass: the places (one item) walk every slice's digits, and
+ * the counts take memory per slice (192,000 pairs of 3,000 bodies in one spot: 1.5 MB of counts
+ * at 11 bits, 0.2 MB at 8). Far cheaper than
  * qsort's callback per comparison on ten thousand pairs. The passes are stages of one parallel
  * section (physics_stages.c): three stages a pass, the pool's threads met at the end of each. */
-#define SORT_BITS 11u
-#define SORT_DIGITS (1u << SORT_BITS)
+#define SORT_WIDE_BITS 11u
+#define SORT_WIDE_SLICES 32u
 /* Pairs a slice: coarser than the contacts' (SOLVER_SLICE_PAIRS), as each pass's places are one
  * item that walks every slice's digits. */
 #define SORT_SLICE 1024u
-/* Per slice in s->sort_count: the digit counts, the slice's kept pairs, its first key and what
- * its keys differ in from that one (two words each). */
-#define SORT_STRIDE (SORT_DIGITS + 5u)
+/* Per slice in s->sort_count, contacts__sort_stride words: the digit counts (of the widest digit
+ * a sort of that many slices takes), the slice's kept pairs, its first key and what its keys
+ * differ in from that one (two words each). */
+static inline uint32_t contacts__sort_bits(uint32_t slices)
+{
+    return slices <= SORT_WIDE_SLICES ? SORT_WIDE_BITS : 8u;
+}
+static inline uint32_t contacts__sort_stride(uint32_t slices)
+{
+    return (1u << contacts__sort_bits(slices)) + 5u;
+}
 
 typedef struct contacts__sort_job {
     physics__scene *s;
@@ -88,6 +99,7 @@ typedef struct contacts__sort_job {
     physics__keyed_pair *to;
     uint32_t n, shift;
     uint32_t digits; /* this pass's: 1 << its width */
+    uint32_t stride; /* contacts__sort_stride */
 } contacts__sort_job;
 
 static inline uint32_t contacts__slice_end(uint32_t slice, uint32_t n)
@@ -104,7 +116,7 @@ static void contacts__key_range(void *user, uint32_t begin, uint32_t end)
     physics__scene *s = job->s;
     const physics__bodies *b = &s->bodies;
     for (uint32_t slice = begin; slice < end; slice++) {
-        uint32_t *info = s->sort_count + (size_t)slice * SORT_STRIDE + SORT_DIGITS;
+        uint32_t *info = s->sort_count + (size_t)(slice + 1u) * job->stride - 5u;
         physics__keyed_pair *out = s->order + (size_t)slice * SORT_SLICE;
         uint32_t m = 0;
         uint64_t first = 0, differ = 0;
@@ -136,7 +148,7 @@ static void contacts__count_range(void *user, uint32_t begin, uint32_t end)
 {
     const contacts__sort_job *job = user;
     for (uint32_t slice = begin; slice < end; slice++) {
-        uint32_t *count = job->s->sort_count + (size_t)slice * SORT_STRIDE;
+        uint32_t *count = job->s->sort_count + (size_t)slice * job->stride;
         const uint32_t mask = job->digits - 1u;
         memset(count, 0, job->digits * sizeof *count);
         for (uint32_t k = slice * SORT_SLICE; k < contacts__slice_end(slice, job->n); k++)
@@ -149,7 +161,7 @@ static void contacts__move_range(void *user, uint32_t begin, uint32_t end)
 {
     const contacts__sort_job *job = user;
     for (uint32_t slice = begin; slice < end; slice++) {
-        uint32_t *place = job->s->sort_count + (size_t)slice * SORT_STRIDE;
+        uint32_t *place = job->s->sort_count + (size_t)slice * job->stride;
         const uint32_t mask = job->digits - 1u;
         for (uint32_t k = slice * SORT_SLICE; k < contacts__slice_end(slice, job->n); k++)
             job->to[place[(job->from[k].key >> job->shift) & mask]++] = job->from[k];
@@ -166,7 +178,7 @@ static void contacts__places_range(void *user, uint32_t begin, uint32_t end)
     const uint32_t used = (job->n + SORT_SLICE - 1) / SORT_SLICE;
     for (uint32_t d = 0, sum = 0; d < job->digits; d++)
         for (uint32_t slice = 0; slice < used; slice++) {
-            uint32_t *c = &job->s->sort_count[(size_t)slice * SORT_STRIDE + d];
+            uint32_t *c = &job->s->sort_count[(size_t)slice * job->stride + d];
             const uint32_t count = *c;
             *c = sum;
             sum += count;
@@ -179,7 +191,8 @@ static int contacts__sort_pairs(physics__scene *s, uint32_t num_pairs, uint32_t 
                                 physics__keyed_pair **sorted)
 {
     const uint32_t slices = (num_pairs + SORT_SLICE - 1) / SORT_SLICE;
-    contacts__sort_job job = {s, NULL, NULL, num_pairs, 0, 0};
+    const uint32_t stride = contacts__sort_stride(slices), most = contacts__sort_bits(slices);
+    contacts__sort_job job = {s, NULL, NULL, num_pairs, 0, 0, stride};
     /* A stage, as the passes' counts and moves are: the threads take the slices from the two ends,
      * so each counts the first pass's digits of about the pairs it keyed (a pool's shared cursor
      * dealt the slices to the two cores in turn). */
@@ -191,7 +204,7 @@ static int contacts__sort_pairs(physics__scene *s, uint32_t num_pairs, uint32_t 
     uint32_t n = 0;
     uint64_t first = 0, differ = 0;
     for (uint32_t slice = 0; slice < slices; slice++) {
-        const uint32_t *info = s->sort_count + (size_t)slice * SORT_STRIDE + SORT_DIGITS;
+        const uint32_t *info = s->sort_count + (size_t)(slice + 1u) * stride - 5u;
         if (!info[0])
             continue;
         const uint64_t f = (uint64_t)info[2] << 32 | info[1];
@@ -211,7 +224,7 @@ static int contacts__sort_pairs(physics__scene *s, uint32_t num_pairs, uint32_t 
             width = (uint32_t)__builtin_ctzll(differ >> shift);
             continue;
         }
-        const uint64_t bits = (differ >> shift) & (((uint64_t)1 << SORT_BITS) - 1u);
+        const uint64_t bits = (differ >> shift) & (((uint64_t)1 << most) - 1u);
         width = 64u - (uint32_t)__builtin_clzll(bits);
         job.from = p;
         job.to = tmp;
@@ -467,8 +480,8 @@ int physics__contacts_order(physics__scene *s, const physics__keyed_pair **order
     const uint32_t slices = (num_pairs + SORT_SLICE - 1) / SORT_SLICE;
     if (physics__reserve(s->a, (void **)&s->order, &s->cap_order, 2 * num_pairs,
                          sizeof *s->order) ||
-        physics__reserve(s->a, (void **)&s->sort_count, &s->cap_sort_count, slices * SORT_STRIDE,
-                         sizeof *s->sort_count))
+        physics__reserve(s->a, (void **)&s->sort_count, &s->cap_sort_count,
+                         slices * contacts__sort_stride(slices), sizeof *s->sort_count))
         return CT_ERR_NOMEM;
     uint32_t m = 0;
     /* (The arrays may not exist yet when there are no pairs.) */
