@@ -575,6 +575,38 @@ static inline int bp__add_pair(physics__broadphase *bp, uint32_t a, uint32_t b)
     return 0;
 }
 
+/* An item's bounds as lanes: lo's three and hi's x, then hi's three and the box number (the
+ * fourth lanes are never looked at). */
+typedef struct bp__lanes {
+#if LANES_SSE2
+    __m128 lo, hi;
+#else
+    physics__v3 lo, hi;
+#endif
+} bp__lanes;
+
+static inline bp__lanes bp__lanes_of(const physics__bp_item *it)
+{
+#if LANES_SSE2
+    return (bp__lanes){_mm_loadu_ps(&it->lo.x), _mm_loadu_ps(&it->hi.x)};
+#else
+    return (bp__lanes){it->lo, it->hi};
+#endif
+}
+
+/* bp__overlap of two items: in SSE2 the six compares as two of three lanes each (the same
+ * compares, so the same answer, NaN included), which the pairs' search makes for every two items
+ * of a bucket. */
+static inline bool bp__lanes_meet(bp__lanes a, bp__lanes b)
+{
+#if LANES_SSE2
+    return (_mm_movemask_ps(_mm_and_ps(_mm_cmple_ps(a.lo, b.hi), _mm_cmple_ps(b.lo, a.hi))) & 7) ==
+           7;
+#else
+    return bp__overlap(a.lo, a.hi, b.lo, b.hi);
+#endif
+}
+
 /* The pairs of buckets [k0, k1) into out, which has room for all of them; returns how many.
  * `dense` is a constant at each call, so the compiler makes one loop per kind of grid: a dense
  * grid has one cell per bucket and so no box twice in one, which spares a load and a compare per
@@ -593,11 +625,12 @@ bp__bucket_pairs(const physics__broadphase *bp, uint32_t k0, uint32_t k1, physic
             const physics__bp_item a = item[p];
             if (!dense && p > begin && item[p - 1].box == a.box)
                 continue;
+            const bp__lanes al = bp__lanes_of(&item[p]);
             for (uint32_t q = p + 1; q < end && n < limit; q++) {
                 const physics__bp_item *b = &item[q];
                 if ((!dense && b->box == item[q - 1].box) || !(a.moving | b->moving))
                     continue;
-                if (!bp__overlap(a.lo, a.hi, b->lo, b->hi) ||
+                if (!bp__lanes_meet(al, bp__lanes_of(b)) ||
                     bp__bucket(bp, bp__owner(bp, a.lo, b->lo)) != k)
                     continue;
                 /* Items are in box order within a bucket, so a.box < b->box. */
@@ -779,6 +812,37 @@ int physics__broadphase_visit(const physics__broadphase *bp, physics__v3 lo, phy
         if (bp__overlap(lo, hi, bp->lo[i], bp->hi[i]) && fn(user, i))
             return CT_ERR_NOMEM;
     }
+    return 0;
+}
+
+/* A visit of physics__broadphase_visit_each: its query k. */
+typedef struct bp__each_visit {
+    physics__found_each_f fn;
+    void *user;
+    uint32_t k;
+} bp__each_visit;
+
+static int bp__each_found(void *user, uint32_t box)
+{
+    const bp__each_visit *v = user;
+    return v->fn(v->user, v->k, box);
+}
+
+int physics__broadphase_visit_each(const physics__broadphase *bp, const physics__v3 *lo,
+                                   const physics__v3 *hi, uint32_t first, uint32_t last,
+                                   physics__found_each_f fn, void *user)
+{
+    if (bp->n <= BP_FEW_BOXES) {
+        for (uint32_t k = first; k < last; k++)
+            for (uint32_t i = 0; i < bp->n; i++)
+                if (bp__overlap(lo[k], hi[k], bp->lo[i], bp->hi[i]) && fn(user, k, i))
+                    return CT_ERR_NOMEM;
+        return 0;
+    }
+    bp__each_visit v = {fn, user, 0};
+    for (v.k = first; v.k < last; v.k++)
+        if (physics__broadphase_visit(bp, lo[v.k], hi[v.k], bp__each_found, &v))
+            return CT_ERR_NOMEM;
     return 0;
 }
 

@@ -64,25 +64,42 @@ void physics__contacts_free(physics__scene *s)
 }
 
 /* The pairs of a step are sorted by key (entity pair) in slices of SORT_SLICE on any
- * threads: each slice makes its own pairs' keys, then an LSD radix sort, a byte a pass, counts
- * each slice's digits and moves each slice's pairs, the slices' places being set in between by
- * digit, then slice: a stable sort, the same bits as one walk. Only the bytes in which some keys
- * differ get a pass: entity ids are small, so most bytes are skipped. Far cheaper than qsort's
- * callback per comparison on ten thousand pairs. The passes are stages of one parallel section
- * (physics_stages.c): two sections a pass, the pool's threads met at the end of each. */
-#define SORT_DIGITS 256u
+ * threads: each slice makes its own pairs' keys, then an LSD radix sort, a digit of up to
+ * SORT_WIDE_BITS bits a pass, counts each slice's digits and moves each slice's pairs, the slices'
+ * places being set in between by digit, then slice: a stable sort, the same bits as one walk.
+ * Only the bits in which some keys differ get a pass, each digit starting at the lowest such bit
+ * not yet sorted and ending at the highest within SORT_WIDE_BITS of it: entity ids are small,
+ * so a world of fewer than 2,048 bodies sorts in two passes, one per id (a byte a pass made four,
+ * whose moves were most of the sort: bench convex_vs_mesh, 1,764 bodies). Of more than
+ * SORT_WIDE_SLICES slices, a byte a pass: the places (one item) walk every slice's digits, and
+ * the counts take memory per slice (192,000 pairs of 3,000 bodies in one spot: 1.5 MB of counts
+ * at 11 bits, 0.2 MB at 8). Far cheaper than
+ * qsort's callback per comparison on ten thousand pairs. The passes are stages of one parallel
+ * section (physics_stages.c): three stages a pass, the pool's threads met at the end of each. */
+#define SORT_WIDE_BITS 11u
+#define SORT_WIDE_SLICES 32u
 /* Pairs a slice: coarser than the contacts' (SOLVER_SLICE_PAIRS), as each pass's places are one
  * item that walks every slice's digits. */
 #define SORT_SLICE 1024u
-/* Per slice in s->sort_count: the digit counts, the slice's kept pairs, its first key and what
- * its keys differ in from that one (two words each). */
-#define SORT_STRIDE (SORT_DIGITS + 5u)
+/* Per slice in s->sort_count, contacts__sort_stride words: the digit counts (of the widest digit
+ * a sort of that many slices takes), the slice's kept pairs, its first key and what its keys
+ * differ in from that one (two words each). */
+static inline uint32_t contacts__sort_bits(uint32_t slices)
+{
+    return slices <= SORT_WIDE_SLICES ? SORT_WIDE_BITS : 8u;
+}
+static inline uint32_t contacts__sort_stride(uint32_t slices)
+{
+    return (1u << contacts__sort_bits(slices)) + 5u;
+}
 
 typedef struct contacts__sort_job {
     physics__scene *s;
     const physics__keyed_pair *from;
     physics__keyed_pair *to;
     uint32_t n, shift;
+    uint32_t digits; /* this pass's: 1 << its width */
+    uint32_t stride; /* contacts__sort_stride */
 } contacts__sort_job;
 
 static inline uint32_t contacts__slice_end(uint32_t slice, uint32_t n)
@@ -99,7 +116,7 @@ static void contacts__key_range(void *user, uint32_t begin, uint32_t end)
     physics__scene *s = job->s;
     const physics__bodies *b = &s->bodies;
     for (uint32_t slice = begin; slice < end; slice++) {
-        uint32_t *info = s->sort_count + (size_t)slice * SORT_STRIDE + SORT_DIGITS;
+        uint32_t *info = s->sort_count + (size_t)(slice + 1u) * job->stride - 5u;
         physics__keyed_pair *out = s->order + (size_t)slice * SORT_SLICE;
         uint32_t m = 0;
         uint64_t first = 0, differ = 0;
@@ -131,10 +148,11 @@ static void contacts__count_range(void *user, uint32_t begin, uint32_t end)
 {
     const contacts__sort_job *job = user;
     for (uint32_t slice = begin; slice < end; slice++) {
-        uint32_t *count = job->s->sort_count + (size_t)slice * SORT_STRIDE;
-        memset(count, 0, SORT_DIGITS * sizeof *count);
+        uint32_t *count = job->s->sort_count + (size_t)slice * job->stride;
+        const uint32_t mask = job->digits - 1u;
+        memset(count, 0, job->digits * sizeof *count);
         for (uint32_t k = slice * SORT_SLICE; k < contacts__slice_end(slice, job->n); k++)
-            count[(job->from[k].key >> job->shift) & 255]++;
+            count[(job->from[k].key >> job->shift) & mask]++;
     }
 }
 
@@ -143,9 +161,10 @@ static void contacts__move_range(void *user, uint32_t begin, uint32_t end)
 {
     const contacts__sort_job *job = user;
     for (uint32_t slice = begin; slice < end; slice++) {
-        uint32_t *place = job->s->sort_count + (size_t)slice * SORT_STRIDE;
+        uint32_t *place = job->s->sort_count + (size_t)slice * job->stride;
+        const uint32_t mask = job->digits - 1u;
         for (uint32_t k = slice * SORT_SLICE; k < contacts__slice_end(slice, job->n); k++)
-            job->to[place[(job->from[k].key >> job->shift) & 255]++] = job->from[k];
+            job->to[place[(job->from[k].key >> job->shift) & mask]++] = job->from[k];
     }
 }
 
@@ -157,9 +176,9 @@ static void contacts__places_range(void *user, uint32_t begin, uint32_t end)
     (void)end;
     const contacts__sort_job *job = user;
     const uint32_t used = (job->n + SORT_SLICE - 1) / SORT_SLICE;
-    for (uint32_t d = 0, sum = 0; d < SORT_DIGITS; d++)
+    for (uint32_t d = 0, sum = 0; d < job->digits; d++)
         for (uint32_t slice = 0; slice < used; slice++) {
-            uint32_t *c = &job->s->sort_count[(size_t)slice * SORT_STRIDE + d];
+            uint32_t *c = &job->s->sort_count[(size_t)slice * job->stride + d];
             const uint32_t count = *c;
             *c = sum;
             sum += count;
@@ -172,7 +191,8 @@ static int contacts__sort_pairs(physics__scene *s, uint32_t num_pairs, uint32_t 
                                 physics__keyed_pair **sorted)
 {
     const uint32_t slices = (num_pairs + SORT_SLICE - 1) / SORT_SLICE;
-    contacts__sort_job job = {s, NULL, NULL, num_pairs, 0};
+    const uint32_t stride = contacts__sort_stride(slices), most = contacts__sort_bits(slices);
+    contacts__sort_job job = {s, NULL, NULL, num_pairs, 0, 0, stride};
     /* A stage, as the passes' counts and moves are: the threads take the slices from the two ends,
      * so each counts the first pass's digits of about the pairs it keyed (a pool's shared cursor
      * dealt the slices to the two cores in turn). */
@@ -184,7 +204,7 @@ static int contacts__sort_pairs(physics__scene *s, uint32_t num_pairs, uint32_t 
     uint32_t n = 0;
     uint64_t first = 0, differ = 0;
     for (uint32_t slice = 0; slice < slices; slice++) {
-        const uint32_t *info = s->sort_count + (size_t)slice * SORT_STRIDE + SORT_DIGITS;
+        const uint32_t *info = s->sort_count + (size_t)(slice + 1u) * stride - 5u;
         if (!info[0])
             continue;
         const uint64_t f = (uint64_t)info[2] << 32 | info[1];
@@ -199,12 +219,17 @@ static int contacts__sort_pairs(physics__scene *s, uint32_t num_pairs, uint32_t 
     physics__keyed_pair *p = s->order, *tmp = s->order + num_pairs;
     const uint32_t used = (n + SORT_SLICE - 1) / SORT_SLICE;
     job.n = n;
-    for (uint32_t shift = 0; shift < 64 && n; shift += 8) {
-        if (!((differ >> shift) & 255))
+    for (uint32_t shift = 0, width; shift < 64 && n && differ >> shift; shift += width) {
+        if (!((differ >> shift) & 1u)) {
+            width = (uint32_t)__builtin_ctzll(differ >> shift);
             continue;
+        }
+        const uint64_t bits = (differ >> shift) & (((uint64_t)1 << most) - 1u);
+        width = 64u - (uint32_t)__builtin_clzll(bits);
         job.from = p;
         job.to = tmp;
         job.shift = shift;
+        job.digits = 1u << width;
         physics__stages *st = &s->sort_stages;
         physics__stages_add(st, s->a, contacts__count_range, (void *)&job, sizeof job, used, 1);
         physics__stages_add(st, s->a, contacts__places_range, (void *)&job, sizeof job, 1, 0);
@@ -252,6 +277,14 @@ static int contacts__fixed_found(void *user, uint32_t box)
     return 0;
 }
 
+/* contacts__fixed_found for the moving box k of the grid. */
+static int contacts__fixed_found_each(void *user, uint32_t k, uint32_t box)
+{
+    contacts__fixed_out *o = user;
+    o->i = o->s->grid_body[k];
+    return contacts__fixed_found(o, box);
+}
+
 /* A job of physics__scene_candidates: the pairs of slices [begin, end) of moving boxes with the
  * fixed grid, each slice into its room; its count is UINT32_MAX when the room was too small. */
 static void contacts__fixed_range(void *user, uint32_t begin, uint32_t end)
@@ -267,13 +300,9 @@ static void contacts__fixed_range(void *user, uint32_t begin, uint32_t end)
             first + SOLVER_SLICE_BOXES < bp->n ? first + SOLVER_SLICE_BOXES : bp->n;
         contacts__fixed_out o = {s, s->fixed_pairs + (size_t)first * SOLVER_FIXED_ROOM, 0,
                                  (last - first) * SOLVER_FIXED_ROOM, 0};
-        for (uint32_t k = first; k < last; k++) {
-            o.i = s->grid_body[k];
-            if (physics__broadphase_visit(&s->fixed, lo[k], hi[k], contacts__fixed_found, &o)) {
-                o.n = UINT32_MAX;
-                break;
-            }
-        }
+        if (physics__broadphase_visit_each(&s->fixed, lo, hi, first, last,
+                                           contacts__fixed_found_each, &o))
+            o.n = UINT32_MAX;
         s->fixed_count[slice] = o.n;
     }
 }
@@ -451,8 +480,8 @@ int physics__contacts_order(physics__scene *s, const physics__keyed_pair **order
     const uint32_t slices = (num_pairs + SORT_SLICE - 1) / SORT_SLICE;
     if (physics__reserve(s->a, (void **)&s->order, &s->cap_order, 2 * num_pairs,
                          sizeof *s->order) ||
-        physics__reserve(s->a, (void **)&s->sort_count, &s->cap_sort_count, slices * SORT_STRIDE,
-                         sizeof *s->sort_count))
+        physics__reserve(s->a, (void **)&s->sort_count, &s->cap_sort_count,
+                         slices * contacts__sort_stride(slices), sizeof *s->sort_count))
         return CT_ERR_NOMEM;
     uint32_t m = 0;
     /* (The arrays may not exist yet when there are no pairs.) */

@@ -583,6 +583,15 @@ int physics__broadphase_overlap(physics__broadphase *bp, physics__v3 lo, physics
 typedef int (*physics__found_f)(void *user, uint32_t box);
 int physics__broadphase_visit(const physics__broadphase *bp, physics__v3 lo, physics__v3 hi,
                               physics__found_f fn, void *user);
+/* physics__broadphase_visit for each of the boxes [lo[k], hi[k]], k in [first, last), in order,
+ * calling fn(user, k, box) for each box found (a non-zero return stops the visits, as it stops
+ * a visit). The same calls as a visit each; a grid of a few boxes tests them for every query in
+ * one loop, instead of a call and a callback's frame each (the fixed grid of a level's one mesh,
+ * asked by every moving box every step). */
+typedef int (*physics__found_each_f)(void *user, uint32_t k, uint32_t box);
+int physics__broadphase_visit_each(const physics__broadphase *bp, const physics__v3 *lo,
+                                   const physics__v3 *hi, uint32_t first, uint32_t last,
+                                   physics__found_each_f fn, void *user);
 /* Walks the cells along origin + t dir (t in [0, max_t], dir normalised) in order and calls
  * hit(user, box, best) for boxes met, which returns the ray's distance to that box's shape or a
  * value > best. Stops once no cell ahead can hold anything nearer. Returns the best box or

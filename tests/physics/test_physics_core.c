@@ -1094,6 +1094,47 @@ static uint64_t pile_with(physics__pool with, uint32_t n, physics__pair **pairs,
     return h;
 }
 
+static int cmp_key(const void *x, const void *y)
+{
+    const uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* The step's pairs come out in key order whatever bits the entity ids differ in: ids spread over
+ * 27 bits, in runs with bits all equal between them, make the radix sort take digits of several
+ * widths (physics_contacts.c) and skip the bits between. Against qsort of the same keys. */
+static void test_pairs_sorted_whatever_the_ids(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    rng_state = 5u;
+    ground(&s, 1);
+    for (uint32_t k = 0; k < 600; k++)
+        put(&s, 2u + k * 1733u + (k % 5u) * 0x01000000u,
+            box_desc(frand(-5, 5), frand(0.3f, 4), frand(-5, 5), 0.3f, CT_BODY_DYNAMIC));
+    for (int step = 0; step < 30; step++)
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+    const physics__keyed_pair *order;
+    uint32_t m;
+    assert_int_equal(physics__contacts_order(&s, &order, &m), 0);
+    assert_true(m > 1000);
+    assert_int_equal(m, s.num_pairs); /* all dynamic, one layer, no joints: every pair kept */
+    uint64_t *keys = malloc(sizeof *keys * m);
+    for (uint32_t k = 0; k < m; k++) {
+        const uint32_t x = s.bodies.entity[s.pairs[k].a].id, y = s.bodies.entity[s.pairs[k].b].id;
+        keys[k] = x < y ? (uint64_t)x << 32 | y : (uint64_t)y << 32 | x;
+    }
+    qsort(keys, m, sizeof *keys, cmp_key);
+    for (uint32_t k = 0; k < m; k++) {
+        assert_true(order[k].key == keys[k]);
+        assert_true(order[k].key ==
+                    ((uint64_t)s.bodies.entity[order[k].a].id << 32 | s.bodies.entity[order[k].b].id));
+    }
+    free(keys);
+    physics__scene_free(&s);
+}
+
 static void test_pool_gives_the_same_bits(void **state)
 {
     (void)state;
@@ -1316,6 +1357,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_layers_and_masks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_event_stream_skips_unknown_types, setup, teardown),
         cmocka_unit_test_setup_teardown(test_same_inputs_same_hash, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pairs_sorted_whatever_the_ids, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pool_gives_the_same_bits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_solver_lanes_are_the_ones_asked_for, setup, teardown),
         cmocka_unit_test_setup_teardown(test_row_blocks_give_the_bits_of_rows_in_turn, setup,
