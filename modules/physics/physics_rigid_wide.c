@@ -509,13 +509,13 @@ static void wide__pad(physics__rigid_block *k, uint32_t l)
  * a later one (the colour's end past the last slice): the colours' jobs go by slice of contacts,
  * not by count of blocks. The threads take each stage's jobs from its two ends
  * (physics_stages.c), so a thread's part of every stage is then about the same slices: the
- * contacts it made (rigid__contact_range) and wrote the lanes of, in every colour and in the
- * sealing, and the blocks it solved in every colour and pass of the step, whose bodies are about
- * those of its slices. Cut by count of blocks instead, the threads met at the middle of each
- * colour's blocks, whose contacts are spread unevenly over the slices (a pile's lowest contacts,
- * on the ground, take the first colours): a colour's middle was not the others' nor the
- * contacts', and each core read block lines and body velocities the other had written, at every
- * stage. */
+ * contacts it made (rigid__contact_range) and wrote the lanes of, and in every colour and pass
+ * the blocks of those contacts, whose bodies are about those of its slices. Cut by count of
+ * blocks, the threads met at the middle of each colour's blocks, which is not the middle of the
+ * contacts when a colour's contacts are spread unevenly over the slices, nor that of the other
+ * colours; and the sealing, cut over the whole block array, gave the first colours to one thread
+ * and the last to the other: block lines and body velocities written by one core were read by
+ * the other at the next stage. */
 static inline uint32_t wide__cut(const physics__rigid *r, uint32_t c, uint32_t t)
 {
     const uint32_t slices = (r->num_contacts + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
@@ -523,10 +523,10 @@ static inline uint32_t wide__cut(const physics__rigid *r, uint32_t c, uint32_t t
                       : r->colour_start[c + 1];
 }
 
-/* Blocks [first, last) once their contacts' lanes are written: what the block's
- * lanes share (the most points and passes; which lanes' bodies move: bodies that do not move,
- * static, kinematic, asleep, are read, never written, so any number of lanes and threads may read
- * them; whether all bodies a are still), then padding lanes. A padding lane's arithmetic is its
+/* Blocks [first, last) once their contacts' lanes are written: what the block's lanes share (the
+ * most points and passes; which lanes' bodies move: bodies that do not move, static, kinematic,
+ * asleep, are read, never written, so any number of lanes and threads may read them; whether all
+ * bodies a are still), then padding lanes. A padding lane's arithmetic is its
  * own and never written: its body a does not count. */
 static void wide__seal_blocks(physics__rigid *r, uint32_t first, uint32_t last)
 {
@@ -794,8 +794,8 @@ static void wide__overflow_range(void *user, uint32_t begin, uint32_t end)
 }
 
 /* The overflow first, then the colours in order, a stage each of a job per slice of contacts
- * (wide__cut); a colour of fewer than WIDE_POOLED blocks is one item (one thread). PHYSICS_WIDE_SETTLE goes the other way: the colours
- * last to first, then the overflow. */
+ * (wide__cut); a colour of fewer than WIDE_POOLED blocks is one item (one thread).
+ * PHYSICS_WIDE_SETTLE goes the other way: the colours last to first, then the overflow. */
 void physics__rigid_wide_pass(physics__scene *s, int mode, float inv_h, uint32_t order)
 {
     physics__rigid *r = &s->rigid;
