@@ -1310,12 +1310,24 @@ static int rigid__body_cuts(physics__scene *s)
     return 0;
 }
 
-/* A stage of fn over the body stages' items (rigid__body_cuts; on any threads, an item each). */
+/* Bodies a job of the body stages takes at the least, on average: a job of fewer costs more in
+ * its claim than in its bodies. */
+#define RIGID_BODY_JOB 128u
+
+/* The jobs of the body stages: as many of their items (rigid__body_cuts) a job as make
+ * RIGID_BODY_JOB bodies on average. */
+static uint32_t rigid__body_grain(const physics__scene *s)
+{
+    const uint64_t bodies = s->bodies.n ? s->bodies.n : 1u;
+    return (uint32_t)(((uint64_t)s->rigid.num_body_items * RIGID_BODY_JOB + bodies - 1) / bodies);
+}
+
+/* A stage of fn over the body stages' items (rigid__body_cuts; on any threads). */
 static void rigid__body_stage(physics__scene *s, ct_range_f fn, float h)
 {
     const rigid__body_job job = {s, h};
     physics__stages_add(&s->rigid.stages, s->a, fn, (void *)&job, sizeof job,
-                        s->rigid.num_body_items, 1);
+                        s->rigid.num_body_items, rigid__body_grain(s));
 }
 
 /* Contact c's impulses of the last substep (or step), applied again. Two ways to save this walk
@@ -1929,7 +1941,8 @@ int physics__rigid_step(physics__scene *s, float dt)
     physics__joints_stages(s, h, PHYSICS_JOINTS_END);
     if (r->bouncy)
         physics__stages_add(&r->stages, s->a, rigid__restitution_range, s, 0, 1, 0);
-    physics__stages_add(&r->stages, s->a, rigid__scatter_range, s, 0, r->num_body_items, 1);
+    physics__stages_add(&r->stages, s->a, rigid__scatter_range, s, 0, r->num_body_items,
+                        rigid__body_grain(s));
     if (physics__stages_run(&r->stages, s->a, s->pool, s->pool_timed))
         return CT_ERR_NOMEM;
     physics__scene_keep_inside(s);

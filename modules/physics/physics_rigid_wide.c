@@ -16,9 +16,11 @@
 #include <string.h>
 
 #define WIDE_COLOURS PHYSICS_RIGID_COLOURS
-/* A colour of fewer blocks is one job (with the small ones after it); a larger one is a job per
- * slice of contacts (wide__cut). */
+/* A colour of fewer blocks is one job (with the small ones after it); a larger one is cut by
+ * slices of contacts (wide__cut), as many a job as make WIDE_SLICE blocks on average: eight keep
+ * two threads busy to the end of a colour, and a small colour's jobs are not mostly empty. */
 #define WIDE_POOLED 16u
+#define WIDE_SLICE 8u
 #define WIDE_PUSH_SPEED 3.0f /* RIGID_PUSH_SPEED */
 
 typedef float wide__lanes[4];
@@ -793,7 +795,7 @@ static void wide__overflow_range(void *user, uint32_t begin, uint32_t end)
     }
 }
 
-/* The overflow first, then the colours in order, a stage each of a job per slice of contacts
+/* The overflow first, then the colours in order, a stage each of jobs of slices of contacts
  * (wide__cut); a colour of fewer than WIDE_POOLED blocks is one item (one thread).
  * PHYSICS_WIDE_SETTLE goes the other way: the colours last to first, then the overflow. */
 void physics__rigid_wide_pass(physics__scene *s, int mode, float inv_h, uint32_t order)
@@ -808,8 +810,10 @@ void physics__rigid_wide_pass(physics__scene *s, int mode, float inv_h, uint32_t
     for (uint32_t at = 0; at < r->num_colours; at++) {
         const uint32_t c = back ? r->num_colours - 1u - at : at;
         const wide__job job = {r, c, inv_h, mode, order};
+        const uint32_t blocks = r->colour_start[c + 1] - r->colour_start[c];
         physics__stages_add(&r->stages, s->a, wide__range, (void *)&job, sizeof job, slices,
-                            r->colour_start[c + 1] - r->colour_start[c] >= WIDE_POOLED ? 1u : 0u);
+                            blocks >= WIDE_POOLED ? (slices * WIDE_SLICE + blocks - 1) / blocks
+                                                  : 0u);
     }
     if (r->num_overflow && back)
         physics__stages_add(&r->stages, s->a, wide__overflow_range, (void *)&overflow,
