@@ -1170,8 +1170,12 @@ static int b_add_height_field(ct_world_o *w, ct_entity_t e, const ct_rigid_body_
     uint32_t *indices;
     const char *bad = physics__height_field_mesh(m->scene.bodies.a, heights, columns, rows, cell_x,
                                                  cell_z, &vertices, &indices);
-    if (!desc_ok(bad, "add_height_field_body", w, e))
-        return bad && strstr(bad, "out of memory") ? CT_ERR_NOMEM : CT_ERR_INVALID;
+    /* Only the heights here: the rest (a dead entity, a body already) is mesh_add's, after which
+     * the arrays are freed whatever it said. Refusing a dead entity here leaked them. */
+    if (bad) {
+        refuse("add_height_field_body", w, e, "%s", bad);
+        return strstr(bad, "out of memory") ? CT_ERR_NOMEM : CT_ERR_INVALID;
+    }
     const uint32_t triangles = 2u * (columns - 1u) * (rows - 1u);
     const int err = mesh_add(w, e, d, vertices, columns * rows, indices, triangles,
                              "add_height_field_body");

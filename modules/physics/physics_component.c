@@ -119,7 +119,8 @@ static bool compile_number(const ct_data_o *src, const char *field, float *out,
     return true;
 }
 
-/* Maps the string at `field` to its index in names (default: index 0 when absent). */
+/* Maps the string at body.`field` to its index in names (default: index 0 when absent); a name
+ * that is none of them is refused saying what it was, and the nearest when one is close. */
 static bool compile_enum(const ct_data_o *src, const char *field, const char *const *names,
                          const int *values, int n, int *out, ct_compile_ctx_o *ctx)
 {
@@ -132,9 +133,11 @@ static bool compile_enum(const ct_data_o *src, const char *field, const char *co
             *out = values[k];
             return true;
         }
-    physics__m.resource->compile_error(ctx, "%s: must be one of \"%s\", \"%s\"%s%s%s", field,
-                                       names[0], names[1], n > 2 ? ", \"" : "",
-                                       n > 2 ? names[2] : "", n > 2 ? "\"" : "");
+    const char *near = s ? physics__m.resource->nearest_name(s, names, (uint32_t)n) : NULL;
+    physics__m.resource->compile_error(
+        ctx, "body.%s: \"%s\" is not one of \"%s\", \"%s\"%s%s%s%s%s%s", field, s ? s : "?",
+        names[0], names[1], n > 2 ? ", \"" : "", n > 2 ? names[2] : "", n > 2 ? "\"" : "",
+        near ? "; did you mean \"" : "", near ? near : "", near ? "\"?" : "");
     return false;
 }
 
@@ -210,6 +213,41 @@ static bool compile_bits(const ct_data_o *src, const char *field, uint32_t *out,
     }
     *out = (uint32_t)x;
     return true;
+}
+
+/* ", given <value>" for the field a refusal of d names first (bad's first word), so the message
+ * says what came as well as what was wanted; "" for a field that is no number of d. */
+static const char *given(const ct_rigid_body_desc_t *d, const char *bad, char *out, size_t size)
+{
+    const struct {
+        const char *name;
+        const float *v;
+        int n;
+    } fields[] = {{"radius", &d->radius, 1},
+                  {"half_height", &d->half_height, 1},
+                  {"mass", &d->mass, 1},
+                  {"restitution", &d->restitution, 1},
+                  {"friction", &d->friction, 1},
+                  {"half_extents", d->half_extents, 3},
+                  {"position", d->position, 3},
+                  {"velocity", d->velocity, 3},
+                  {"angular_velocity", d->angular_velocity, 3},
+                  {"inertia", d->inertia, 3},
+                  {"rotation", d->rotation, 4}};
+    const size_t word = strcspn(bad, " (:,");
+    out[0] = '\0';
+    for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
+        if (strlen(fields[f].name) != word || strncmp(bad, fields[f].name, word) != 0)
+            continue;
+        const float *v = fields[f].v;
+        if (fields[f].n == 1)
+            snprintf(out, size, ", given %g", v[0]);
+        else if (fields[f].n == 3)
+            snprintf(out, size, ", given [%g %g %g]", v[0], v[1], v[2]);
+        else
+            snprintf(out, size, ", given [%g %g %g %g]", v[0], v[1], v[2], v[3]);
+    }
+    return out;
 }
 
 /* What is wrong with a body's description, or NULL: a hull's or a compound's as add_hull_body
@@ -318,7 +356,9 @@ static int compile_body(void *user_data, const ct_data_o *src, void *out, ct_com
     if (!bad)
         bad = body_flags_error(&head);
     if (bad) {
-        physics__m.resource->compile_error(ctx, "body.%s", bad);
+        char value[96];
+        physics__m.resource->compile_error(ctx, "body.%s%s", bad,
+                                           given(&d, bad, value, sizeof value));
         return CT_ERR_BAD_DATA;
     }
     memcpy(out, &head, sizeof head);
@@ -391,8 +431,8 @@ static void spawn_bodies(void *manager, const ct_spawn_context_t *ctx, uint32_t 
         spawn_rotation(ctx, e, d.rotation);
         const char *bad = body_flags_error(&in);
         int err = 0;
-        if (!bad && (d.shape == CT_BODY_MESH || d.shape == CT_BODY_HULL ||
-                     d.shape == CT_BODY_COMPOUND)) {
+        if (!bad &&
+            (d.shape == CT_BODY_MESH || d.shape == CT_BODY_HULL || d.shape == CT_BODY_COMPOUND)) {
             /* add_mesh_body, add_hull_body and add_compound_body log what they refuse, naming
              * the world and the entity. */
             err = physics__body_shape_spawn(ctx->world, e, &d, &in, tail);
@@ -417,9 +457,11 @@ static void spawn_bodies(void *manager, const ct_spawn_context_t *ctx, uint32_t 
             if (err)
                 physics__scene_remove(&m->scene, e);
         }
+        char value[96] = "";
         if (err || bad)
-            PHYSICS_LOG(CT_LOG_ERROR, "spawn body: world %p, entity %u: body.%s",
-                        (void *)ctx->world, e.id, bad ? bad : physics__m.log->error_message(err));
+            PHYSICS_LOG(CT_LOG_ERROR, "spawn body: world %p, entity %u: body.%s%s",
+                        (void *)ctx->world, e.id, bad ? bad : physics__m.log->error_message(err),
+                        bad ? given(&d, bad, value, sizeof value) : "");
     }
     m->scene.bp_stale = m->scene.fixed_stale = true;
     m->scene.quiet = false;
@@ -520,7 +562,8 @@ static const ct_component_type_t types[PHYSICS_NUM_TYPES] = {
  * (ct_resource_api_v6.declare_format): a change is a new number, so cuttle-compile compiles the
  * levels and units that hold them again and older blobs are refused ("recompile"). */
 #define POINT_MASS_FORMAT 1
-#define BODY_FORMAT 5 /* 2: the collision mesh's name after the description; 3: the filter and
+#define BODY_FORMAT                                                                                \
+    5 /* 2: the collision mesh's name after the description; 3: the filter and
                        * the sensor switch after it; 4: of variable size, with hulls and
                        * compounds (physics_body_data.h); 5: the damping in the head */
 

@@ -217,6 +217,8 @@ typedef struct physics__stages {
     uint32_t cap_counter;
     struct physics__stage_claim *claim; /* the items' claims of a run, stage after stage */
     uint32_t cap_claim;
+    uint32_t *cut; /* each item's first range (of `grain`), as the claims */
+    uint32_t cap_cut;
     bool failed;   /* an add ran out of memory: the run reports it and runs nothing */
     uint32_t naps; /* waits at a stage's end that went to sleep (a busy machine), all runs */
     uint64_t runs; /* runs on the pool so far: the claims of the last one are told apart by it */

@@ -349,11 +349,15 @@ static bool field_number(lua_State *L, int idx, const char *key, float *out, con
 {
     const ct_lua_type t = L_API->get_field(L, idx, key);
     const double v = L_API->to_number(L, -1);
+    if (t > CT_LUA_NIL && (t != CT_LUA_NUMBER || !(fabs(v) <= FLT_MAX))) {
+        char got[32];
+        return L_API->error(L, "%s: field %s is not a finite number (got %s)", fn, key,
+                            check__got(L_API, L, -1, got, sizeof got)),
+               false;
+    }
     L_API->set_top(L, -2);
     if (t <= CT_LUA_NIL)
         return false;
-    if (t != CT_LUA_NUMBER || !(fabs(v) <= FLT_MAX))
-        return L_API->error(L, "%s: field %s is not a finite number", fn, key), false;
     *out = (float)v;
     return true;
 }
@@ -366,15 +370,19 @@ static void field_vec(lua_State *L, int idx, const char *key, float out[3], cons
         L_API->set_top(L, -2);
         return;
     }
-    bool ok = t == CT_LUA_TABLE;
-    for (int k = 0; ok && k < 3; k++) {
-        ok = L_API->get_index(L, -1 - 0, k + 1) == CT_LUA_NUMBER;
+    char got[48];
+    if (t != CT_LUA_TABLE)
+        L_API->error(L, "%s: field %s is not a table of three numbers {x, y, z} (got %s)", fn, key,
+                     check__got(L_API, L, -1, got, sizeof got));
+    for (int k = 0; k < 3; k++) {
+        if (L_API->get_index(L, -1, k + 1) != CT_LUA_NUMBER)
+            L_API->error(L,
+                         "%s: field %s is not a table of three numbers {x, y, z} (its [%d] is %s)",
+                         fn, key, k + 1, check__got(L_API, L, -1, got, sizeof got));
         out[k] = (float)L_API->to_number(L, -1);
         L_API->set_top(L, -2);
     }
     L_API->set_top(L, -2);
-    if (!ok)
-        L_API->error(L, "%s: field %s is not a table of three numbers {x, y, z}", fn, key);
 }
 
 /* Physics.shape_cast(world, { shape = "sphere" | "box" | "capsule", radius, half_extents = {x, y,
@@ -386,17 +394,26 @@ static int l_physics_shape_cast(lua_State *L)
     const char *fn = "Physics.shape_cast";
     ct_world_o *w = physics__lua_world(L, fn);
     if (L_API->type(L, 2) != CT_LUA_TABLE)
-        return L_API->error(L, "%s: argument 2 is not a shape table {shape = ..., ...}", fn);
+        return check__fail(L_API, L, 2, fn, "is not a shape table {shape = ..., ...}");
     ct_rigid_body_desc_t d = {0};
-    L_API->get_field(L, 2, "shape");
-    const char *name = L_API->to_string(L, -1, NULL);
-    L_API->set_top(L, -2);
+    /* Only a string is a name (a number would be turned into one on the stack); it stays on the
+     * stack while it is read. */
+    const bool is_string = L_API->get_field(L, 2, "shape") == CT_LUA_STRING;
+    const char *name = is_string ? L_API->to_string(L, -1, NULL) : NULL;
     d.shape = 3;
     for (uint32_t k = 0; name && k < 3; k++)
         if (strcmp(name, shapes[k]) == 0)
             d.shape = k;
-    if (d.shape == 3)
-        return L_API->error(L, "%s: shape must be \"box\", \"sphere\" or \"capsule\"", fn);
+    if (d.shape == 3) {
+        char got[32];
+        return L_API->error(L,
+                            "%s: argument 2's shape is %s%s%s, not \"box\", \"sphere\" or "
+                            "\"capsule\"",
+                            fn, name ? "\"" : "",
+                            name ? name : check__got(L_API, L, -1, got, sizeof got),
+                            name ? "\"" : "");
+    }
+    L_API->set_top(L, -2);
     field_number(L, 2, "radius", &d.radius, fn);
     field_number(L, 2, "half_height", &d.half_height, fn);
     field_vec(L, 2, "half_extents", d.half_extents, fn);
@@ -561,6 +578,12 @@ static void settings_fields(lua_State *L, int idx, ct_character_settings_t *d, c
     field_number(L, idx, "max_strength", &d->max_strength, fn);
 }
 
+static int not_a_character(lua_State *L, const char *fn, ct_world_o *w, ct_entity_t e)
+{
+    return L_API->error(L, "%s: world %p: entity %u is not a character in this world", fn,
+                        (void *)w, e.id);
+}
+
 /* Physics.add_character(world, e, { radius, half_height, max_step, max_slope, position = {x, y, z},
  * step_down, mass, max_strength }): the last three as set_character_settings's (v5). */
 static int l_physics_add_character(lua_State *L)
@@ -585,12 +608,12 @@ static int l_physics_add_character(lua_State *L)
     settings_fields(L, 3, &set, fn);
     int err = physics__api_v4.add_character(w, e, &d);
     if (err == CT_ERR_CONFLICT)
-        return L_API->error(L, "%s: entity %u has a body already", fn, e.id);
+        return L_API->error(L, "%s: world %p, entity %u has a body already", fn, (void *)w, e.id);
     if (!err && (err = physics__api_v5.set_character_settings(w, e, &set)) != 0) {
         char why[sizeof physics__refusal];
         snprintf(why, sizeof why, "%s", physics__refusal);
         physics__api_v4.remove_body(w, e);
-        return L_API->error(L, "%s: entity %u: %s", fn, e.id, why);
+        return L_API->error(L, "%s: world %p, entity %u: %s", fn, (void *)w, e.id, why);
     }
     return check_result(L, w, err, fn, e);
 }
@@ -606,7 +629,7 @@ static int l_physics_set_character_settings(lua_State *L)
         return check__fail(L_API, L, 3, fn, "is not a table of fields");
     ct_character_settings_t d;
     if (physics__api_v5.character_settings(w, e, &d))
-        return L_API->error(L, "%s: entity %u is not a character in this world", fn, e.id);
+        return not_a_character(L, fn, w, e);
     settings_fields(L, 3, &d, fn);
     return check_result(L, w, physics__api_v5.set_character_settings(w, e, &d), fn, e);
 }
@@ -619,7 +642,7 @@ static int l_physics_character_settings(lua_State *L)
     const ct_entity_t e = check__entity(L_API, L, 2, fn);
     ct_character_settings_t d;
     if (physics__api_v5.character_settings(w, e, &d))
-        return L_API->error(L, "%s: entity %u is not a character in this world", fn, e.id);
+        return not_a_character(L, fn, w, e);
     const struct {
         const char *key;
         float value;
@@ -648,7 +671,7 @@ static int l_physics_move_character(lua_State *L)
     ct_character_state_t st;
     const int err = physics__api_v4.move_character(w, e, v, dt, &st);
     if (err == CT_ERR_NOT_FOUND)
-        return L_API->error(L, "%s: entity %u is not a character in this world", fn, e.id);
+        return not_a_character(L, fn, w, e);
     check_result(L, w, err, fn, e);
     L_API->push_boolean(L, st.grounded != 0);
     L_API->push_number(L, st.ground);
@@ -677,7 +700,7 @@ static int l_physics_character_contacts(lua_State *L)
     const ct_entity_t e = check__entity(L_API, L, 2, fn);
     ct_character_settings_t unused;
     if (physics__api_v5.character_settings(w, e, &unused))
-        return L_API->error(L, "%s: entity %u is not a character in this world", fn, e.id);
+        return not_a_character(L, fn, w, e);
     ct_character_contact_t list[CT_CHARACTER_MAX_CONTACTS];
     const uint32_t n = physics__api_v5.character_contacts(w, e, list, CT_CHARACTER_MAX_CONTACTS);
     static const char *const kinds[] = {[CT_BODY_DYNAMIC] = "dynamic",

@@ -27,6 +27,7 @@ typedef struct shapes__scratch {
     void *block[2 + CT_PHYSICS_MAX_COMPOUND_CHILDREN];
     size_t size[2 + CT_PHYSICS_MAX_COMPOUND_CHILDREN];
     uint32_t n;
+    char why[128]; /* what shapes__array found wrong, with the values */
 } shapes__scratch;
 
 static void shapes__free(shapes__scratch *s)
@@ -46,8 +47,13 @@ static void *shapes__array(lua_State *L, int idx, bool whole, uint32_t max, uint
         return NULL;
     }
     const size_t n = L_API->length(L, idx);
-    if (n > max || s->n == sizeof s->block / sizeof s->block[0]) {
-        *why = "has too many numbers";
+    if (n > max) {
+        snprintf(s->why, sizeof s->why, "has %zu numbers (at most %u)", n, max);
+        *why = s->why;
+        return NULL;
+    }
+    if (s->n == sizeof s->block / sizeof s->block[0]) {
+        *why = "is one table too many";
         return NULL;
     }
     const size_t bytes = (n ? n : 1) * (whole ? sizeof(uint32_t) : sizeof(float));
@@ -60,13 +66,17 @@ static void *shapes__array(lua_State *L, int idx, bool whole, uint32_t max, uint
     for (size_t k = 0; k < n; k++) {
         const ct_lua_type t = L_API->get_index(L, idx, (int)k + 1);
         const double v = L_API->to_number(L, -1);
-        L_API->set_top(L, -2);
         if (t != CT_LUA_NUMBER || !(fabs(v) <= FLT_MAX) ||
             (whole && !(v >= 1.0 && v <= (double)UINT32_MAX && v == floor(v)))) {
-            *why = whole ? "holds something that is not a vertex number (1, 2, ...)"
-                         : "holds something that is not a finite number";
+            char got[32];
+            snprintf(s->why, sizeof s->why, "holds something that is not %s: [%zu] is %s",
+                     whole ? "a vertex number (1, 2, ...)" : "a finite number", k + 1,
+                     check__got(L_API, L, -1, got, sizeof got));
+            L_API->set_top(L, -2);
+            *why = s->why;
             return NULL;
         }
+        L_API->set_top(L, -2);
         if (whole)
             ((uint32_t *)p)[k] = (uint32_t)v - 1u; /* 1-based in Lua */
         else
@@ -76,18 +86,21 @@ static void *shapes__array(lua_State *L, int idx, bool whole, uint32_t max, uint
     return p;
 }
 
-/* The optional number field key of the table at idx into out. False when it is not a number. */
-static bool shapes__number(lua_State *L, int idx, const char *key, float *out)
+/* The optional number field key of the table at idx into out. False when it is not a finite
+ * number, with what it was in got[32]. */
+static bool shapes__number(lua_State *L, int idx, const char *key, float *out, char *got)
 {
     const ct_lua_type t = L_API->get_field(L, idx, key);
     const double v = L_API->to_number(L, -1);
+    const bool ok = t <= CT_LUA_NIL || (t == CT_LUA_NUMBER && fabs(v) <= FLT_MAX);
+    if (!ok) {
+        char buf[32];
+        snprintf(got, 32, "%s", check__got(L_API, L, -1, buf, sizeof buf));
+    }
     L_API->set_top(L, -2);
-    if (t <= CT_LUA_NIL)
-        return true;
-    if (t != CT_LUA_NUMBER || !(fabs(v) <= FLT_MAX))
-        return false;
-    *out = (float)v;
-    return true;
+    if (ok && t == CT_LUA_NUMBER)
+        *out = (float)v;
+    return ok;
 }
 
 /* The optional field key of the table at idx: n numbers into out. */
@@ -108,8 +121,10 @@ static bool shapes__vec(lua_State *L, int idx, const char *key, float *out, int 
     return ok;
 }
 
-/* The desc at idx (absent: the defaults); NULL, or the field that is wrong. */
-static const char *shapes__desc(lua_State *L, int idx, uint32_t shape, ct_rigid_body_desc_t *d)
+/* The desc at idx (absent: the defaults); NULL, or the field that is wrong and what it was (in
+ * why[128]). */
+static const char *shapes__desc(lua_State *L, int idx, uint32_t shape, ct_rigid_body_desc_t *d,
+                                char *why)
 {
     *d = (ct_rigid_body_desc_t){
         .kind = CT_BODY_DYNAMIC, .shape = shape, .mass = 1, .friction = 0.5f};
@@ -118,22 +133,33 @@ static const char *shapes__desc(lua_State *L, int idx, uint32_t shape, ct_rigid_
         return NULL;
     if (t != CT_LUA_TABLE)
         return "desc (not a table of fields)";
-    if (L_API->get_field(L, idx, "kind") > CT_LUA_NIL) {
-        const char *k = L_API->to_string(L, -1, NULL);
+    const ct_lua_type kt = L_API->get_field(L, idx, "kind");
+    if (kt > CT_LUA_NIL) {
+        /* Only a string is a name (a number would be turned into one on the stack). */
+        const char *k = kt == CT_LUA_STRING ? L_API->to_string(L, -1, NULL) : NULL;
         d->kind = k && !strcmp(k, "static")      ? CT_BODY_STATIC
                   : k && !strcmp(k, "kinematic") ? CT_BODY_KINEMATIC
                   : k && !strcmp(k, "dynamic")   ? CT_BODY_DYNAMIC
                                                  : UINT32_MAX;
+        if (d->kind == UINT32_MAX) {
+            char got[32];
+            snprintf(why, 128, "kind is %s%.40s%s, not \"dynamic\", \"static\" or \"kinematic\"",
+                     k ? "\"" : "", k ? k : check__got(L_API, L, -1, got, sizeof got),
+                     k ? "\"" : "");
+        }
     }
     L_API->set_top(L, -2);
     if (d->kind == UINT32_MAX)
-        return "kind (\"dynamic\", \"static\" or \"kinematic\")";
-    if (!shapes__number(L, idx, "mass", &d->mass))
-        return "mass (not a finite number)";
-    if (!shapes__number(L, idx, "friction", &d->friction))
-        return "friction (not a finite number)";
-    if (!shapes__number(L, idx, "restitution", &d->restitution))
-        return "restitution (not a finite number)";
+        return why;
+    static const char *const numbers[] = {"mass", "friction", "restitution"};
+    float *const into[] = {&d->mass, &d->friction, &d->restitution};
+    for (int k = 0; k < 3; k++) {
+        char got[32];
+        if (!shapes__number(L, idx, numbers[k], into[k], got)) {
+            snprintf(why, 128, "%s is %s, not a finite number", numbers[k], got);
+            return why;
+        }
+    }
     if (!shapes__vec(L, idx, "position", d->position, 3))
         return "position (not {x, y, z})";
     if (!shapes__vec(L, idx, "rotation", d->rotation, 4))
@@ -167,7 +193,8 @@ static int l_physics_add_hull(lua_State *L)
     ct_world_o *w = physics__lua_world(L, fn);
     const ct_entity_t e = check__entity(L_API, L, 2, fn);
     ct_rigid_body_desc_t d;
-    const char *bad = shapes__desc(L, 4, CT_BODY_HULL, &d);
+    char why_desc[128];
+    const char *bad = shapes__desc(L, 4, CT_BODY_HULL, &d, why_desc);
     if (bad)
         return L_API->error(L, "%s: argument 4: %s", fn, bad);
     shapes__scratch s = {0};
@@ -190,7 +217,8 @@ static int l_physics_add_compound(lua_State *L)
     ct_world_o *w = physics__lua_world(L, fn);
     const ct_entity_t e = check__entity(L_API, L, 2, fn);
     ct_rigid_body_desc_t d;
-    const char *bad = shapes__desc(L, 4, CT_BODY_COMPOUND, &d);
+    char why_desc[128];
+    const char *bad = shapes__desc(L, 4, CT_BODY_COMPOUND, &d, why_desc);
     if (bad)
         return L_API->error(L, "%s: argument 4: %s", fn, bad);
     if (L_API->type(L, 3) != CT_LUA_TABLE)
@@ -218,22 +246,25 @@ static int l_physics_add_compound(lua_State *L)
             if (!strcmp(name, shapes[x]))
                 c->shape = x;
         L_API->set_top(L, at);
+        char got[32] = "";
         const char *wrong =
             c->shape == UINT32_MAX ? "shape (box, sphere, capsule or hull)"
             : !shapes__vec(L, at, "half_extents", c->half_extents, 3)
                 ? "half_extents (not {x, y, z})"
-            : !shapes__number(L, at, "radius", &c->radius)           ? "radius"
-            : !shapes__number(L, at, "half_height", &c->half_height) ? "half_height"
-            : !shapes__vec(L, at, "position", c->position, 3)        ? "position (not {x, y, z})"
-            : !shapes__vec(L, at, "rotation", c->rotation, 4)        ? "rotation (not {x, y, z, w})"
-                                                                     : NULL;
+            : !shapes__number(L, at, "radius", &c->radius, got) ? "radius is not a finite number"
+            : !shapes__number(L, at, "half_height", &c->half_height, got)
+                ? "half_height is not a finite number"
+            : !shapes__vec(L, at, "position", c->position, 3) ? "position (not {x, y, z})"
+            : !shapes__vec(L, at, "rotation", c->rotation, 4) ? "rotation (not {x, y, z, w})"
+                                                              : NULL;
         if (!wrong && c->shape == CT_BODY_HULL) {
             L_API->get_field(L, at, "points");
             L_API->set_index(L, held, (int)k + 1);
         }
         L_API->set_top(L, at - 1);
         if (wrong)
-            return L_API->error(L, "%s: argument 3 child %u: %s", fn, (unsigned)k + 1, wrong);
+            return L_API->error(L, "%s: argument 3 child %u: %s%s%s%s", fn, (unsigned)k + 1, wrong,
+                                got[0] ? " (got " : "", got, got[0] ? ")" : "");
     }
     shapes__scratch s = {0};
     for (size_t k = 0; k < count; k++) {
@@ -267,7 +298,8 @@ static int l_physics_add_mesh(lua_State *L)
     ct_world_o *w = physics__lua_world(L, fn);
     const ct_entity_t e = check__entity(L_API, L, 2, fn);
     ct_rigid_body_desc_t d;
-    const char *bad = shapes__desc(L, 5, CT_BODY_MESH, &d);
+    char why_desc[128];
+    const char *bad = shapes__desc(L, 5, CT_BODY_MESH, &d, why_desc);
     if (bad)
         return L_API->error(L, "%s: argument 5: %s", fn, bad);
     d.kind = CT_BODY_STATIC;
@@ -297,7 +329,8 @@ static int l_physics_add_height_field(lua_State *L)
                  rows = check__range(L_API, L, 5, fn, 2.0, 65536.0);
     const float cell_x = check__finite(L_API, L, 6, fn), cell_z = check__finite(L_API, L, 7, fn);
     ct_rigid_body_desc_t d;
-    const char *bad = shapes__desc(L, 8, CT_BODY_MESH, &d);
+    char why_desc[128];
+    const char *bad = shapes__desc(L, 8, CT_BODY_MESH, &d, why_desc);
     if (bad)
         return L_API->error(L, "%s: argument 8: %s", fn, bad);
     if (columns != floor(columns) || rows != floor(rows))

@@ -4,7 +4,7 @@
  * microseconds: handed to the pool one by one, every section paid a ticket, a wake-up or a spin on
  * the worker's side and a join on the caller's, and the two threads met at each end. Here the whole
  * chain is one section. Every thread that joins walks the stages in order: it claims items of the
- * current stage and runs them until none is left, counting each one finished, and waits
+ * current stage and runs them until none is left, counts them finished, and waits
  * (spinning) until the stage's last item is finished before it starts the next. Each claim is
  * the item's own (8 bytes, so that only the claims near where the two threads meet share a cache
  * line: a byte each put a whole colour's claims on one line, which moved between the cores at
@@ -45,6 +45,11 @@
  * microseconds on a paravirtual machine, as long as many a stage's wait), and on a busy machine
  * the nap gives the core away. */
 #define STAGES_NAP_NS 50000u
+/* A stage's items are cut from its ranges (of `grain`, see physics__stages_add): each end of it
+ * in items of up to STAGES_CUT_MAX ranges, a STAGES_CUT_SHARE-th of what is left to its middle,
+ * down to single ranges there (stages__cut). */
+#define STAGES_CUT_SHARE 4u
+#define STAGES_CUT_MAX 4u
 /* Ranges handed to the pool: more than it has threads, so every thread can join. */
 #define STAGES_PARTICIPANTS 16u
 
@@ -57,16 +62,15 @@ typedef struct physics__stage_claim {
 } physics__stage_claim;
 
 /* One stage's items finished by the calling thread ([STAGES_BY_FRONT - 1]) and by the others, each
- * count on a cache line of its own: a thread bumps its own after every item (had it waited for the
- * end of its items, a thread the machine stops between two items would hold the others up as if it
- * were in one), and reads the other only when it has no more to claim. And where its items' claims
- * begin. */
+ * count on a cache line of its own: a thread adds its items once it has no more to claim (see
+ * stages__count), and reads the other's only then. And the stage's items: how many, and where
+ * their claims and their first ranges (physics__stages.cut) begin. */
 typedef struct physics__stage_counter {
     struct {
         atomic_uint finished;
         char pad[64 - sizeof(atomic_uint)];
     } by[2];
-    uint32_t first_claim;
+    uint32_t first_claim, items;
 } physics__stage_counter;
 
 /* Whether the counter's stage of `items` has finished. */
@@ -86,6 +90,8 @@ void physics__stages_free(physics__stages *st, ct_allocator_t *a)
         ct_free(a, st->counter, (size_t)st->cap_counter * sizeof *st->counter);
     if (st->claim)
         ct_free(a, st->claim, (size_t)st->cap_claim * sizeof *st->claim);
+    if (st->cut)
+        ct_free(a, st->cut, (size_t)st->cap_cut * sizeof *st->cut);
     memset(st, 0, sizeof *st);
 }
 
@@ -116,6 +122,39 @@ static inline void *stages__user(physics__stage *stage)
 static inline uint32_t stages__items(const physics__stage *stage)
 {
     return (stage->count + stage->grain - 1) / stage->grain;
+}
+
+/* How many ranges an item takes with `left` ranges between it and the stage's middle. */
+static inline uint32_t stages__chunk(uint32_t left)
+{
+    const uint32_t share = left / STAGES_CUT_SHARE;
+    return share < 1u ? 1u : share > STAGES_CUT_MAX ? STAGES_CUT_MAX : share;
+}
+
+/* Cuts a stage of `ranges` into items and puts the first range of each in first[]; returns how
+ * many. The threads meet near the middle (the front takes items from the first, the others
+ * from the last), where an item is one range, so that they finish within about one range of each
+ * other; towards the ends, where the other thread hardly ever comes, an item takes several: each
+ * item costs a claim (a locked instruction, which waits for the stores of the item before it) and
+ * the solver colours' ranges take a microsecond. Items of a stage may be run on any thread in any
+ * order, and a stage's function gives the same over a range as over its parts (the serial loop
+ * runs it over the whole): the bits do not depend on the cut. */
+static uint32_t stages__cut(uint32_t ranges, uint32_t *first)
+{
+    const uint32_t middle = ranges / 2u;
+    uint32_t n = 0;
+    for (uint32_t at = 0; at < middle; at += stages__chunk(middle - at))
+        first[n++] = at;
+    uint32_t back = 0;
+    for (uint32_t top = ranges; top > middle; top -= stages__chunk(top - middle))
+        back++;
+    n += back;
+    uint32_t at = n;
+    for (uint32_t top = ranges; top > middle;) {
+        top -= stages__chunk(top - middle);
+        first[--at] = top;
+    }
+    return n;
 }
 
 static inline void stages__relax(void)
@@ -165,9 +204,9 @@ static void stages__nap(stages__run *run, physics__stage_counter *counter, uint3
 }
 
 /* When the counter's stage (the last of stages k..last) has finished: `at` moved past it, and the
- * sleepers woken. Every thread looks when it has no more items to claim (and after each item while
- * a thread sleeps): the one that counted the last item always sees it (its count and the look, the
- * other's count and its look, are sequentially consistent), and a sleeper always hears (see
+ * sleepers woken. Every thread looks when it has no more items to claim, after it counted its own:
+ * the one whose count completes the stage always sees it (its count and the look, the other's count
+ * and its look, are sequentially consistent), and a sleeper always hears (see
  * stages__nap). Two may both see it: `at` only moves forward. */
 static void stages__finish(stages__run *run, physics__stage_counter *counter, uint32_t items,
                            uint32_t last)
@@ -184,6 +223,21 @@ static void stages__finish(stages__run *run, physics__stage_counter *counter, ui
         cnd_broadcast(&run->wake);
         mtx_unlock(&run->lock);
     }
+}
+
+/* Counts the `taken` items the thread ran of the counter's stage, once it has no more to claim,
+ * then looks whether the stage has finished (stages__finish). One count a stage, not one an item:
+ * a locked add after each item (thousands a step) waited every time for the item's stores to
+ * leave the core (an x86 locked instruction drains the store buffer), most of them to cache lines
+ * the other core had read, and the add is what orders the count before the look for sleepers. A
+ * thread the machine stops between two items now holds the others up until it runs again, as one
+ * stopped inside an item always did. */
+static void stages__count(stages__run *run, physics__stage_counter *counter, bool front,
+                          uint32_t taken, uint32_t items, uint32_t last)
+{
+    if (taken)
+        atomic_fetch_add(&counter->by[front ? 0 : 1].finished, taken);
+    stages__finish(run, counter, items, last);
 }
 
 /* Waits until the counter's stage has finished: spinning for `patience` ns, then asleep. */
@@ -217,35 +271,36 @@ static void stages__take_part(void *user, uint32_t begin, uint32_t end)
      * each colour, whose contacts are those of the same bodies), so what it writes stays in its
      * own core's cache for its next stage instead of moving between the cores. */
     const bool front = thrd_equal(thrd_current(), run->caller) != 0;
-    const uint64_t mine = run->claimed | (front ? STAGES_BY_FRONT : STAGES_BY_BACK);
+    /* Read once: `at`, on the same cache line, is written at stage ends by the other thread. */
+    const uint64_t claimed = run->claimed;
+    const uint64_t mine = claimed | (front ? STAGES_BY_FRONT : STAGES_BY_BACK);
     PHYSICS_TRACE(PHYSICS_TRACE_JOIN, front ? 0u : 1u, 0);
     for (uint32_t k = atomic_load_explicit(&run->at, memory_order_acquire); k < st->n;) {
         physics__stage *stage = &st->stage[k];
-        const uint32_t items = stages__items(stage);
+        physics__stage_counter *counter = &st->counter[k];
+        const uint32_t items = counter->items;
         /* A run of single-item stages goes to one thread; the others wait at its last. */
         uint32_t last = k;
         if (items == 1)
             while (last + 1 < st->n && stages__items(&st->stage[last + 1]) == 1)
                 last++;
-        physics__stage_counter *counter = &st->counter[k];
         physics__stage_claim *claim = &st->claim[counter->first_claim];
+        const uint32_t *cut = &st->cut[counter->first_claim];
         /* The front claims the items in order from the first, the others from the last down, each
          * on the item's own claim: the front's and the back's are at the two ends of the stage
          * until they meet, so claiming costs no cache line the other thread is writing but where
          * they meet. The front takes a prefix and the back a suffix: meeting an item the other
          * end claimed, a thread has no more to take. (A back thread that meets a back thread's
          * claim goes on down.) */
-        atomic_uint *ran = &counter->by[front ? 0 : 1].finished;
         const uint64_t arrived = stages__now_ns();
         uint32_t taken = 0;
         PHYSICS_TRACE_FN(PHYSICS_TRACE_ARRIVE, k, items, front ? stage->fn : NULL);
         for (uint32_t at = 0; at < items; at++) {
             const uint32_t i = front ? at : items - 1u - at;
             uint64_t by = atomic_load_explicit(&claim[i].by, memory_order_relaxed);
-            if (by >= run->claimed ||
-                !atomic_compare_exchange_strong_explicit(&claim[i].by, &by, mine,
-                                                         memory_order_relaxed,
-                                                         memory_order_relaxed)) {
+            if (by >= claimed || !atomic_compare_exchange_strong_explicit(&claim[i].by, &by, mine,
+                                                                          memory_order_relaxed,
+                                                                          memory_order_relaxed)) {
                 if (by != mine)
                     break;
                 continue;
@@ -256,18 +311,13 @@ static void stages__take_part(void *user, uint32_t begin, uint32_t end)
                 for (uint32_t q = k; q <= last; q++)
                     st->stage[q].fn(stages__user(&st->stage[q]), 0, st->stage[q].count);
             } else {
-                const uint32_t from = i * stage->grain;
-                const uint32_t to =
-                    stage->count - from > stage->grain ? from + stage->grain : stage->count;
-                stage->fn(stages__user(stage), from, to);
+                const uint32_t to = i + 1u < items ? cut[i + 1u] * stage->grain : stage->count;
+                stage->fn(stages__user(stage), cut[i] * stage->grain, to);
             }
             PHYSICS_TRACE(PHYSICS_TRACE_ITEM_END, k, i);
-            atomic_fetch_add(ran, 1u);
-            if (atomic_load(&run->sleepers))
-                stages__finish(run, counter, items, last);
         }
         PHYSICS_TRACE(PHYSICS_TRACE_DRAINED, k, items);
-        stages__finish(run, counter, items, last);
+        stages__count(run, counter, front, taken, items, last);
         const uint64_t took = taken ? 2u * (stages__now_ns() - arrived) / taken : 0;
         stages__wait(run, counter, items, took > STAGES_NAP_NS ? took : STAGES_NAP_NS);
         PHYSICS_TRACE(PHYSICS_TRACE_WAITED, k, items);
@@ -313,7 +363,8 @@ int physics__stages_run(physics__stages *st, ct_allocator_t *a, physics__pool po
         claims += stages__items(&st->stage[k]);
     const uint32_t had_claims = st->cap_claim;
     if (physics__reserve(a, (void **)&st->counter, &st->cap_counter, n, sizeof *st->counter) ||
-        physics__reserve(a, (void **)&st->claim, &st->cap_claim, claims, sizeof *st->claim))
+        physics__reserve(a, (void **)&st->claim, &st->cap_claim, claims, sizeof *st->claim) ||
+        physics__reserve(a, (void **)&st->cut, &st->cap_cut, claims, sizeof *st->cut))
         return CT_ERR_NOMEM;
     if (st->cap_claim != had_claims)
         for (uint32_t i = 0; i < st->cap_claim; i++)
@@ -323,7 +374,8 @@ int physics__stages_run(physics__stages *st, ct_allocator_t *a, physics__pool po
         atomic_init(&st->counter[k].by[0].finished, 0u);
         atomic_init(&st->counter[k].by[1].finished, 0u);
         st->counter[k].first_claim = claims;
-        claims += stages__items(&st->stage[k]);
+        st->counter[k].items = stages__cut(stages__items(&st->stage[k]), &st->cut[claims]);
+        claims += st->counter[k].items;
     }
     stages__run run = {.st = st, .claimed = 4u * ++st->runs, .caller = thrd_current()};
     atomic_init(&run.at, 0u);

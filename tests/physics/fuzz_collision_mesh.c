@@ -2,11 +2,12 @@
  * Fuzz target: collision meshes (modules/physics/physics_mesh_resource.c) from the project's
  * mesh resources, and the static bodies that name them. Structure-aware, so it needs no seed
  * files: the input's bytes make an OBJ file (vertices from a table of awkward numbers, faces,
- * lines and points whose indices may be zero, negative, out of range or repeated) or, for every
- * fourth input, are the OBJ file's text as they are, and sometimes the mesh resource's own
- * source instead. The collision mesh either is refused with a message, or loads and a level whose
- * static body names it spawns, with a ball and a box dropped on it that simulate a few steps
- * without a crash, a sanitizer report or a value out of range.
+ * lines and points whose indices may be zero, negative, out of range or repeated), or a glTF
+ * (one eighth of the inputs: a mesh in a base64 buffer placed by nodes of awkward poses and
+ * children), or, for every fourth input, are the OBJ file's text as they are, and sometimes the
+ * mesh resource's own source instead. The collision mesh either is refused with a message, or
+ * loads and a level whose static body names it spawns, with a ball and a box dropped on it that
+ * simulate a few steps without a crash, a sanitizer report or a value out of range.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -100,10 +101,10 @@ static reader reader_of(const uint8_t *data, size_t size)
 }
 
 /* Coordinates: mostly plain ones (so most meshes build and get simulated), one in eight awkward. */
-static const char *const plain[] = {"0",  "-1",  "0.5", "1",  "3",   "2",   "-2",   "1.5",
-                                    "-3", "4",   "-4",  "0.75", "-1.5", "2.5", "-2.5", "5"};
-static const char *const awkward[] = {"1e4", "1e5", "1e39", "-0", "2000", "1e-40", "nan", "1e-9",
-                                      "0.001", "-7.5", "1e-4", "99999"};
+static const char *const plain[] = {"0",  "-1", "0.5", "1",    "3",    "2",   "-2",   "1.5",
+                                    "-3", "4",  "-4",  "0.75", "-1.5", "2.5", "-2.5", "5"};
+static const char *const awkward[] = {"1e4", "1e5",  "1e39",  "-0",   "2000", "1e-40",
+                                      "nan", "1e-9", "0.001", "-7.5", "1e-4", "99999"};
 
 static const char *number(reader *r)
 {
@@ -142,6 +143,89 @@ static size_t obj_text(reader *r, char *out, size_t room)
     return len;
 }
 
+static void base64(char *out, size_t room, size_t *len, const uint8_t *b, size_t n)
+{
+    static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (size_t k = 0; k < n; k += 3) {
+        const uint32_t v = (uint32_t)b[k] << 16 | (k + 1 < n ? (uint32_t)b[k + 1] << 8 : 0u) |
+                           (k + 2 < n ? b[k + 2] : 0u);
+        put(out, room, len, "%c%c%c%c", digits[v >> 18], digits[v >> 12 & 63],
+            k + 1 < n ? digits[v >> 6 & 63] : '=', k + 2 < n ? digits[v & 63] : '=');
+    }
+}
+
+/* A glTF of one mesh (up to 12 vertices, 8 triangles, in a base64 buffer) placed by up to 5
+ * nodes whose children, meshes and poses (translations, rotations, scales, matrices of plain
+ * and awkward numbers) come from the input: the scene walk and the node matrices of
+ * physics_mesh_resource.c's gltf_gather. */
+static size_t gltf_text(reader *r, char *out, size_t room)
+{
+    const uint32_t nv = 3u + next(r) % 10u, ni = 3u * (1u + next(r) % 8u), nn = 1u + next(r) % 5u;
+    uint8_t buffer[12 * 12 + 2 * 24 + 2];
+    for (uint32_t k = 0; k < 3u * nv; k++) {
+        const float f = strtof(number(r), NULL);
+        memcpy(buffer + 4u * k, &f, 4);
+    }
+    for (uint32_t k = 0; k < ni; k++) {
+        const uint16_t i = (uint16_t)(next(r) % 16u ? next(r) % nv : next(r) % (nv + 3u));
+        memcpy(buffer + 12u * nv + 2u * k, &i, 2);
+    }
+    const uint32_t bytes = 12u * nv + 2u * ni;
+    size_t len = 0;
+    put(out, room, &len,
+        "{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, \"scenes\": [{\"nodes\": [0");
+    for (uint32_t k = 1; k < nn; k++)
+        if (next(r) % 4u == 0)
+            put(out, room, &len, ", %u", k);
+    put(out, room, &len, "]}], \"nodes\": [");
+    for (uint32_t k = 0; k < nn; k++) {
+        put(out, room, &len, "%s{", k ? ", " : "");
+        const uint8_t what = next(r);
+        if (what & 1)
+            put(out, room, &len, "\"mesh\": %u, ", what & 2 ? 0u : next(r) % 3u);
+        if (what & 4 && k + 1 < nn)
+            put(out, room, &len, "\"children\": [%u], ", k + 1 + next(r) % (nn - k - 1));
+        if (what & 8)
+            put(out, room, &len, "\"translation\": [%s, %s, %s], ", number(r), number(r),
+                number(r));
+        if (what & 16)
+            put(out, room, &len, "\"scale\": [%s, %s, %s], ", number(r), number(r), number(r));
+        if (what & 32)
+            put(out, room, &len, "\"rotation\": [%s, %s, %s, %s], ", number(r), number(r),
+                number(r), number(r));
+        if (what & 64) {
+            put(out, room, &len, "\"matrix\": [");
+            for (int m = 0; m < 16; m++)
+                put(out, room, &len, "%s%s", m ? ", " : "",
+                    next(r) % 4u ? (m % 5 == 0 ? "1"
+                                    : m >= 12  ? number(r)
+                                               : "0")
+                                 : number(r));
+            put(out, room, &len, "], ");
+        }
+        put(out, room, &len, "\"name\": \"n%u\"}", k);
+    }
+    put(out, room, &len,
+        "], \"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": 0}, "
+        "\"indices\": 1, \"mode\": %u}]}], ",
+        next(r) % 8u ? 4u : next(r) % 7u);
+    put(out, room, &len,
+        "\"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": %u, "
+        "\"type\": \"VEC3\"}, {\"bufferView\": 1, \"componentType\": 5123, \"count\": %u, "
+        "\"type\": \"SCALAR\"}], ",
+        nv, ni);
+    put(out, room, &len,
+        "\"bufferViews\": [{\"buffer\": 0, \"byteLength\": %u}, {\"buffer\": 0, "
+        "\"byteOffset\": %u, \"byteLength\": %u}], ",
+        12u * nv, 12u * nv, 2u * ni);
+    put(out, room, &len,
+        "\"buffers\": [{\"byteLength\": %u, \"uri\": \"data:application/octet-stream;base64,",
+        bytes);
+    base64(out, room, &len, buffer, bytes);
+    put(out, room, &len, "\"}]}\n");
+    return len;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static bool booted;
@@ -153,31 +237,42 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     reader r = reader_of(data, size);
     const uint8_t mode = next(&r);
     size_t len;
-    if (mode % 4 == 3) {
-        len = size - 1 < sizeof text ? size - 1 : sizeof text;
-        memcpy(text, data + 1, len);
+    if (mode % 8 == 5) {
+        len = gltf_text(&r, text, sizeof text);
+        write_file("meshes/f.gltf", text, len);
+        /* the whole scene, or one mesh by its index (0, or one the file does not have) */
+        const char *src = next(&r) % 2u   ? "source = \"meshes/f.gltf\"\n"
+                          : next(&r) % 4u ? "source = \"meshes/f.gltf\" gltf_mesh = 0\n"
+                                          : "source = \"meshes/f.gltf\" gltf_mesh = 1\n";
+        write_file("meshes/f.mesh", src, strlen(src));
     } else {
-        len = obj_text(&r, text, sizeof text);
+        if (mode % 4 == 3) {
+            len = size - 1 < sizeof text ? size - 1 : sizeof text;
+            memcpy(text, data + 1, len);
+        } else {
+            len = obj_text(&r, text, sizeof text);
+        }
+        write_file("meshes/f.obj", text, len);
+        if (mode % 16 == 15) /* the mesh resource's source itself, as the input has it */
+            write_file("meshes/f.mesh", text, len);
+        else
+            write_file("meshes/f.mesh", "source = \"meshes/f.obj\"\n", 24);
     }
-    write_file("meshes/f.obj", text, len);
-    if (mode % 16 == 15) /* the mesh resource's source itself, as the input has it */
-        write_file("meshes/f.mesh", text, len);
-    else
-        write_file("meshes/f.mesh", "source = \"meshes/f.obj\"\n", 24);
     static const char src[] = "mesh = \"meshes/f\"\n";
     if (resource->load_source("collision_mesh", "meshes/f", src, sizeof src - 1) != 0)
         return 0;
     char level[1024];
-    snprintf(level, sizeof level,
-             "entities = [\n"
-             "  { components = { transform = { position = [%s 0 %s] }\n"
-             "      body = { kind = \"static\" shape = { type = \"mesh\" mesh = \"meshes/f\" } } } }\n"
-             "  { components = { transform = { position = [%s 2 %s] }\n"
-             "      body = { shape = \"sphere\" radius = 0.5 rotates = true } } }\n"
-             "  { components = { transform = { position = [%s 3 %s] }\n"
-             "      body = { half_extents = [0.5 0.25 0.5] rotates = true } } }\n"
-             "]\n",
-             number(&r), number(&r), number(&r), number(&r), number(&r), number(&r));
+    snprintf(
+        level, sizeof level,
+        "entities = [\n"
+        "  { components = { transform = { position = [%s 0 %s] }\n"
+        "      body = { kind = \"static\" shape = { type = \"mesh\" mesh = \"meshes/f\" } } } }\n"
+        "  { components = { transform = { position = [%s 2 %s] }\n"
+        "      body = { shape = \"sphere\" radius = 0.5 rotates = true } } }\n"
+        "  { components = { transform = { position = [%s 3 %s] }\n"
+        "      body = { half_extents = [0.5 0.25 0.5] rotates = true } } }\n"
+        "]\n",
+        number(&r), number(&r), number(&r), number(&r), number(&r), number(&r));
     if (resource->load_source("level", "fuzz/mesh", level, strlen(level)) != 0) {
         resource->unload("collision_mesh", "meshes/f");
         return 0;

@@ -639,6 +639,42 @@ static void test_stages_sleep_through_a_held_stage(void **state)
     physics__stages_free(&st, &alloc.base);
 }
 
+/* physics_stages.c: a stage's items are cut from its ranges, several ranges an item at its ends
+ * and one in its middle; every element of every stage runs exactly once, whatever its count and
+ * grain, on two threads (each stage counts into an array of its own). */
+enum { ONCE_MAX = 130 };
+static atomic_uint once_hits[ONCE_MAX * 3][ONCE_MAX];
+
+static void once_range(void *user, uint32_t begin, uint32_t end)
+{
+    atomic_uint *hits = user;
+    for (uint32_t i = begin; i < end; i++) {
+        uint32_t x = i;
+        for (int turn = 0; turn < 200; turn++)
+            x = x * 1664525u + 1013904223u;
+        chain_sink = x;
+        atomic_fetch_add_explicit(&hits[i], 1u, memory_order_relaxed);
+    }
+}
+
+static void test_stages_run_each_element_once(void **state)
+{
+    (void)state;
+    static const uint32_t grains[3] = {1, 3, 7};
+    memset(once_hits, 0, sizeof once_hits);
+    physics__stages st = {0};
+    for (uint32_t count = 1; count <= ONCE_MAX; count++)
+        for (uint32_t g = 0; g < 3; g++)
+            physics__stages_add(&st, &alloc.base, once_range, once_hits[(count - 1) * 3 + g], 0,
+                                count, grains[g]);
+    assert_int_equal(physics__stages_run(&st, &alloc.base, two_threads, false), 0);
+    for (uint32_t count = 1; count <= ONCE_MAX; count++)
+        for (uint32_t g = 0; g < 3; g++)
+            for (uint32_t i = 0; i < ONCE_MAX; i++)
+                assert_int_equal(atomic_load(&once_hits[(count - 1) * 3 + g][i]), i < count);
+    physics__stages_free(&st, &alloc.base);
+}
+
 /* physics_stages.c: a run whose stages are all of one item has nothing to share, so it never
  * hands the pool a section (one woke a worker for nothing before: the pair sort of a few hundred
  * pairs is such a run); a run with a stage of two items does, once. */
@@ -695,6 +731,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_stages_keep_order_on_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stages_sleep_through_a_held_stage, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stages_run_each_element_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stages_of_one_item_stay_on_the_caller, setup,
                                         teardown),
     };
