@@ -950,6 +950,9 @@ typedef struct physics__rigid {
     uint32_t *slice_lanes;
     uint32_t cap_slice_lanes;
     uint64_t *used; /* per body, a bit per colour it is used in */
+    /* Where the body stages' items begin, and the end (physics_rigid.c, rigid__body_cuts). */
+    uint32_t *body_cut;
+    uint32_t num_body_items, cap_body_cut;
     physics__stages stages; /* the substeps' passes, one parallel section (physics_rigid.c) */
 } physics__rigid;
 

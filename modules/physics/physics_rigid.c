@@ -64,6 +64,7 @@ void physics__rigid_free(physics__scene *s)
         {(void **)&r->body, &r->cap_body, sizeof *r->body},
         {(void **)&r->inv_i, &r->cap_inv_i, sizeof *r->inv_i},
         {(void **)&r->drive, &r->cap_drive, sizeof *r->drive},
+        {(void **)&r->body_cut, &r->cap_body_cut, sizeof *r->body_cut},
     };
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) {
         if (*arrays[k].p)
@@ -1273,9 +1274,9 @@ static void rigid__velocities_range(void *user, uint32_t begin, uint32_t end)
     const physics__bodies *b = &s->bodies;
     physics__rigid_body *st = s->rigid.body;
     const physics__rigid_drive *drive = s->rigid.drive;
-    const uint32_t last = end * SOLVER_SLICE_BOXES < b->n ? end * SOLVER_SLICE_BOXES : b->n;
+    const uint32_t last = s->rigid.body_cut[end];
     uint32_t turning[4], n = 0; /* bodies waiting for their gyroscopic term, four at a time */
-    for (uint32_t i = begin * SOLVER_SLICE_BOXES; i < last; i++) {
+    for (uint32_t i = s->rigid.body_cut[begin]; i < last; i++) {
         const physics__rigid_drive *d = &drive[i];
         if (!(d->flags & RIGID_DRIVE_MOVES))
             continue;
@@ -1302,12 +1303,61 @@ static void rigid__velocities_range(void *user, uint32_t begin, uint32_t end)
         rigid__turn_bodies(s, turning, n);
 }
 
-/* A stage of fn over the slices of bodies (on any threads, a slice each). */
+/* Where the body stages' items begin (r->body_cut, and the bodies' end after the last), once the
+ * contacts are made: at the body of each slice of SOLVER_SLICE_PAIRS contacts' first (its moving
+ * one, the lower when both move), kept in order, and every SOLVER_SLICE_BOXES bodies between. The
+ * threads take each stage's items from its two ends (physics_stages.c), and the colours' jobs go
+ * by slice of contacts (physics_rigid_wide.c, wide__cut); the contacts go by entity pair, whose
+ * lower entity is about their bodies' place in a world built in order (a pile's, a row's), so a
+ * thread's bodies in the velocity and position passes are about those of the contacts it solves
+ * in the colours: cut in slices of SOLVER_SLICE_BOXES, the threads met at one of a few places,
+ * seldom where they met in the colours, and the bodies between (up to half a slice, every body
+ * pass) had their velocities written by one core and read by the other. */
+static int rigid__body_cuts(physics__scene *s)
+{
+    physics__rigid *r = &s->rigid;
+    const uint32_t bodies = s->bodies.n;
+    const uint32_t slices = (r->num_contacts + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    if (physics__reserve(s->a, (void **)&r->body_cut, &r->cap_body_cut,
+                         slices + bodies / SOLVER_SLICE_BOXES + 2, sizeof *r->body_cut))
+        return CT_ERR_NOMEM;
+    /* (With no contacts, the bodies in items of SOLVER_SLICE_BOXES.) */
+    const uint32_t ends = slices ? slices : 1;
+    uint32_t items = 0, at = 0;
+    for (uint32_t t = 1; t <= ends; t++) {
+        uint32_t next = bodies;
+        if (t < slices) {
+            const physics__rigid_kept *c = &r->contact[t * SOLVER_SLICE_PAIRS];
+            next = r->body[c->a].inv_mass > 0.0f ? c->a : c->b;
+        }
+        while (at < next) {
+            r->body_cut[items++] = at;
+            at = next - at > SOLVER_SLICE_BOXES ? at + SOLVER_SLICE_BOXES : next;
+        }
+    }
+    r->body_cut[items] = bodies;
+    r->num_body_items = items;
+    return 0;
+}
+
+/* Bodies a job of the body stages takes at the least, on average: a job of fewer costs more in
+ * its claim than in its bodies. */
+#define RIGID_BODY_JOB 128u
+
+/* The jobs of the body stages: as many of their items (rigid__body_cuts) a job as make
+ * RIGID_BODY_JOB bodies on average. */
+static uint32_t rigid__body_grain(const physics__scene *s)
+{
+    const uint64_t bodies = s->bodies.n ? s->bodies.n : 1u;
+    return (uint32_t)(((uint64_t)s->rigid.num_body_items * RIGID_BODY_JOB + bodies - 1) / bodies);
+}
+
+/* A stage of fn over the body stages' items (rigid__body_cuts; on any threads). */
 static void rigid__body_stage(physics__scene *s, ct_range_f fn, float h)
 {
     const rigid__body_job job = {s, h};
     physics__stages_add(&s->rigid.stages, s->a, fn, (void *)&job, sizeof job,
-                        (s->bodies.n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES, 1);
+                        s->rigid.num_body_items, rigid__body_grain(s));
 }
 
 /* Contact c's impulses of the last substep (or step), applied again. Two ways to save this walk
@@ -1428,8 +1478,8 @@ static void rigid__positions_range(void *user, uint32_t begin, uint32_t end)
     const float h = job->h;
     physics__bodies *b = &s->bodies;
     physics__rigid_body *st = s->rigid.body;
-    const uint32_t last = end * SOLVER_SLICE_BOXES < b->n ? end * SOLVER_SLICE_BOXES : b->n;
-    for (uint32_t i = begin * SOLVER_SLICE_BOXES; i < last; i++) {
+    const uint32_t last = s->rigid.body_cut[end];
+    for (uint32_t i = s->rigid.body_cut[begin]; i < last; i++) {
         if (b->kind[i] == CT_BODY_STATIC || b->asleep[i])
             continue;
         physics__rigid_body *x = &st[i];
@@ -1447,14 +1497,15 @@ static void rigid__positions_range(void *user, uint32_t begin, uint32_t end)
 }
 
 /* The solved velocities back to the bodies that move, the world boxes of those that turned from
- * their new rotations, and the forces of the step spent (a slice of bodies each: on any threads). */
+ * their new rotations, and the forces of the step spent (the body stages' items, rigid__body_cuts:
+ * on any threads). */
 static void rigid__scatter_range(void *user, uint32_t begin, uint32_t end)
 {
     physics__scene *s = user;
     physics__bodies *b = &s->bodies;
     physics__rigid *r = &s->rigid;
-    const uint32_t last = end * SOLVER_SLICE_BOXES < b->n ? end * SOLVER_SLICE_BOXES : b->n;
-    for (uint32_t i = begin * SOLVER_SLICE_BOXES; i < last; i++) {
+    const uint32_t last = r->body_cut[end];
+    for (uint32_t i = r->body_cut[begin]; i < last; i++) {
         if (b->kind[i] == CT_BODY_DYNAMIC)
             rigid__lock(&r->body[i], b->locks[i]);
         if (b->kind[i] != CT_BODY_STATIC && !b->asleep[i]) {
@@ -1876,7 +1927,7 @@ int physics__rigid_step(physics__scene *s, float dt)
         s->report.awake += b->kind[i] == CT_BODY_DYNAMIC && !b->asleep[i];
     const uint32_t substeps = RIGID_SUBSTEPS;
     const float h = dt / (float)substeps, inv_h = 1.0f / h;
-    if (rigid__contacts(s, order, m, h))
+    if (rigid__contacts(s, order, m, h) || rigid__body_cuts(s))
         return CT_ERR_NOMEM;
     /* The substeps' passes are stages of one parallel section (physics_stages.c): each starts
      * when the one before has finished, as if called one after the other. */
@@ -1920,8 +1971,8 @@ int physics__rigid_step(physics__scene *s, float dt)
     physics__joints_stages(s, h, PHYSICS_JOINTS_END);
     if (r->bouncy)
         physics__stages_add(&r->stages, s->a, rigid__restitution_range, s, 0, 1, 0);
-    physics__stages_add(&r->stages, s->a, rigid__scatter_range, s, 0,
-                        (b->n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES, 1);
+    physics__stages_add(&r->stages, s->a, rigid__scatter_range, s, 0, r->num_body_items,
+                        rigid__body_grain(s));
     if (physics__stages_run(&r->stages, s->a, s->pool, s->pool_timed))
         return CT_ERR_NOMEM;
     physics__scene_keep_inside(s);

@@ -16,11 +16,11 @@
 #include <string.h>
 
 #define WIDE_COLOURS PHYSICS_RIGID_COLOURS
-/* Blocks a pool job solves. Since the colours meet at a stage's barrier (physics_stages.c)
- * instead of a section each, small jobs cost little: eight blocks keep two threads even at the
- * end of a colour, and a colour of WIDE_POOLED blocks is split in two. */
+/* A colour of fewer blocks is one job (with the small ones after it); a larger one is cut by
+ * slices of contacts (wide__cut), as many a job as make WIDE_SLICE blocks on average: eight keep
+ * two threads busy to the end of a colour, and a small colour's jobs are not mostly empty. */
+#define WIDE_POOLED 16u
 #define WIDE_SLICE 8u
-#define WIDE_POOLED 16u /* a colour of fewer blocks is one job (with the small ones after it) */
 #define WIDE_PUSH_SPEED 3.0f /* RIGID_PUSH_SPEED */
 
 typedef float wide__lanes[4];
@@ -507,16 +507,32 @@ static void wide__pad(physics__rigid_block *k, uint32_t l)
     k->anchor1[l] = k->anchor2[l] = 0.0f;
 }
 
-/* Blocks [begin, end) x WIDE_SLICE once their contacts' lanes are written: what the block's
- * lanes share (the most points and passes; which lanes' bodies move: bodies that do not move,
- * static, kinematic, asleep, are read, never written, so any number of lanes and threads may read
- * them; whether all bodies a are still), then padding lanes. A padding lane's arithmetic is its
- * own and never written: its body a does not count. */
-static void wide__seal_range(void *user, uint32_t begin, uint32_t end)
+/* The first block of colour c whose first lane is a contact of slice t of SOLVER_SLICE_PAIRS or
+ * a later one (the colour's end past the last slice): the colours' jobs go by slice of contacts,
+ * not by count of blocks. The threads take each stage's jobs from its two ends
+ * (physics_stages.c), so a thread's part of every stage is then about the same slices: the
+ * contacts it made (rigid__contact_range) and wrote the lanes of, and in every colour and pass
+ * the blocks of those contacts, whose bodies are about those of its slices. Cut by count of
+ * blocks, the threads met at the middle of each colour's blocks, which is not the middle of the
+ * contacts when a colour's contacts are spread unevenly over the slices, nor that of the other
+ * colours; and the sealing, cut over the whole block array, gave the first colours to one thread
+ * and the last to the other: block lines and body velocities written by one core were read by
+ * the other at the next stage. */
+static inline uint32_t wide__cut(const physics__rigid *r, uint32_t c, uint32_t t)
 {
-    physics__rigid *r = user;
-    const uint32_t last = end * WIDE_SLICE < r->num_blocks ? end * WIDE_SLICE : r->num_blocks;
-    for (uint32_t k = begin * WIDE_SLICE; k < last; k++) {
+    const uint32_t slices = (r->num_contacts + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    return t < slices ? (r->slice_lanes[(size_t)t * WIDE_COLOURS + c] + 3u) / 4u
+                      : r->colour_start[c + 1];
+}
+
+/* Blocks [first, last) once their contacts' lanes are written: what the block's lanes share (the
+ * most points and passes; which lanes' bodies move: bodies that do not move, static, kinematic,
+ * asleep, are read, never written, so any number of lanes and threads may read them; whether all
+ * bodies a are still), then padding lanes. A padding lane's arithmetic is its
+ * own and never written: its body a does not count. */
+static void wide__seal_blocks(physics__rigid *r, uint32_t first, uint32_t last)
+{
+    for (uint32_t k = first; k < last; k++) {
         physics__rigid_block *blk = &r->block[k];
         blk->count = blk->write_a = blk->write_b = 0;
         blk->passes = 0;
@@ -537,6 +553,14 @@ static void wide__seal_range(void *user, uint32_t begin, uint32_t end)
             if (r->lanes[4 * k + l] == UINT32_MAX)
                 wide__pad(blk, l);
     }
+}
+
+/* The blocks of slices [begin, end) of contacts (wide__cut), in every colour. */
+static void wide__seal_range(void *user, uint32_t begin, uint32_t end)
+{
+    physics__rigid *r = user;
+    for (uint32_t c = 0; c < r->num_colours; c++)
+        wide__seal_blocks(r, wide__cut(r, c, begin), wide__cut(r, c, end));
 }
 
 /* The solver's impulses back into the contacts of slices [begin, end) of SOLVER_SLICE_PAIRS
@@ -699,12 +723,12 @@ void physics__rigid_wide_seal(physics__scene *s)
 {
     physics__rigid *r = &s->rigid;
     physics__stages_add(&r->stages, s->a, wide__seal_range, r, 0,
-                        (r->num_blocks + WIDE_SLICE - 1) / WIDE_SLICE, 1);
+                        (r->num_contacts + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS, 1);
 }
 
 typedef struct wide__job {
     physics__rigid *r;
-    uint32_t first, last; /* blocks */
+    uint32_t colour;
     float inv_h;
     int mode;       /* PHYSICS_WIDE_WARM, _PUSH, _RELAX or _SETTLE */
     uint32_t order; /* the order of a resting manifold's points (physics__rigid_point_at) */
@@ -713,10 +737,8 @@ typedef struct wide__job {
 static void wide__range(void *user, uint32_t begin, uint32_t end)
 {
     const wide__job *job = user;
-    const uint32_t from = job->first + begin * WIDE_SLICE;
-    uint32_t to = job->first + end * WIDE_SLICE;
-    if (to > job->last)
-        to = job->last;
+    const uint32_t from = wide__cut(job->r, job->colour, begin),
+                   to = wide__cut(job->r, job->colour, end);
     physics__rigid_block *block = job->r->block;
     physics__rigid_body *body = job->r->body;
     switch (job->mode) {
@@ -773,24 +795,25 @@ static void wide__overflow_range(void *user, uint32_t begin, uint32_t end)
     }
 }
 
-/* The overflow first, then the colours in order, a stage each; a colour of fewer than
- * WIDE_POOLED blocks is one item (one thread). PHYSICS_WIDE_SETTLE goes the other way: the colours
- * last to first, then the overflow. */
+/* The overflow first, then the colours in order, a stage each of jobs of slices of contacts
+ * (wide__cut); a colour of fewer than WIDE_POOLED blocks is one item (one thread).
+ * PHYSICS_WIDE_SETTLE goes the other way: the colours last to first, then the overflow. */
 void physics__rigid_wide_pass(physics__scene *s, int mode, float inv_h, uint32_t order)
 {
     physics__rigid *r = &s->rigid;
-    const wide__job overflow = {r, 0, 0, inv_h, mode, order};
+    const wide__job overflow = {r, 0, inv_h, mode, order};
+    const uint32_t slices = (r->num_contacts + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
     const bool back = mode == PHYSICS_WIDE_SETTLE;
     if (r->num_overflow && !back)
         physics__stages_add(&r->stages, s->a, wide__overflow_range, (void *)&overflow,
                             sizeof overflow, 1, 0);
     for (uint32_t at = 0; at < r->num_colours; at++) {
         const uint32_t c = back ? r->num_colours - 1u - at : at;
-        const uint32_t first = r->colour_start[c], last = r->colour_start[c + 1];
-        const wide__job job = {r, first, last, inv_h, mode, order};
-        physics__stages_add(&r->stages, s->a, wide__range, (void *)&job, sizeof job,
-                            (last - first + WIDE_SLICE - 1) / WIDE_SLICE,
-                            last - first >= WIDE_POOLED ? 1u : 0u);
+        const wide__job job = {r, c, inv_h, mode, order};
+        const uint32_t blocks = r->colour_start[c + 1] - r->colour_start[c];
+        physics__stages_add(&r->stages, s->a, wide__range, (void *)&job, sizeof job, slices,
+                            blocks >= WIDE_POOLED ? (slices * WIDE_SLICE + blocks - 1) / blocks
+                                                  : 0u);
     }
     if (r->num_overflow && back)
         physics__stages_add(&r->stages, s->a, wide__overflow_range, (void *)&overflow,
