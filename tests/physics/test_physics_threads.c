@@ -578,18 +578,29 @@ static void test_stages_keep_order_on_threads(void **state)
     }
 }
 
-/* physics_stages.c on a busy machine: one thread keeps the last item of a stage for 5 ms (as when
- * another program takes its core), so the other, done with its own item, waits far longer than it
- * spins and goes to sleep; the one that finishes the stage must wake it, and the next stage must
- * still read all that the held one wrote. The two items first wait (at most a second) until both
- * have started, which shows they run on two threads; when the pool's worker never came (a machine
- * too busy), nobody waited and nothing slept. */
+/* physics_stages.c on a busy machine: one thread keeps the last item of a stage (as when another
+ * program takes its core), so the other, done with its own item, waits far longer than it spins and
+ * goes to sleep; the one that finishes the stage must wake it, and the next stage must still read
+ * all that the held one wrote. The two items first wait (at most a second) until both have started,
+ * which shows they run on two threads; when the pool's worker never came (a machine too busy),
+ * nobody waited and nothing slept. A waiting thread spins for twice as long as its own items took
+ * (here: since the run began) before it sleeps, so the hold is twice the time from the run's start
+ * to both items under way, and 20 ms more: on a loaded machine the start alone can take
+ * milliseconds, and a fixed hold was then shorter than the spin (the test failed under load 13). */
 enum { HELD_RUNS = 4 };
 typedef struct held_job {
     atomic_uint started;
     uint32_t wrote[2], read[2];
-    bool both; /* both items were under way at once */
+    bool both;         /* both items were under way at once */
+    uint64_t begun_ns; /* when the run began */
 } held_job;
+
+static uint64_t held_now_ns(void)
+{
+    struct timespec t;
+    timespec_get(&t, TIME_UTC);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
 
 static void held_range(void *user, uint32_t begin, uint32_t end)
 {
@@ -600,7 +611,10 @@ static void held_range(void *user, uint32_t begin, uint32_t end)
             thrd_sleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
         if (atomic_load(&job->started) == 2u && i == 0) {
             job->both = true;
-            thrd_sleep(&(struct timespec){.tv_nsec = 5000000}, NULL);
+            const uint64_t hold = 2u * (held_now_ns() - job->begun_ns) + 20000000u;
+            thrd_sleep(&(struct timespec){.tv_sec = (time_t)(hold / 1000000000u),
+                                          .tv_nsec = (long)(hold % 1000000000u)},
+                       NULL);
         }
         job->wrote[i] = i + 1;
     }
@@ -624,6 +638,7 @@ static void test_stages_sleep_through_a_held_stage(void **state)
         physics__stages_add(&st, &alloc.base, held_range, &job, 0, 2, 1);
         physics__stages_add(&st, &alloc.base, held_sum_range, &job, 0, 2, 1);
         const uint32_t naps = st.naps;
+        job.begun_ns = held_now_ns();
         assert_int_equal(physics__stages_run(&st, &alloc.base, two_threads, false), 0);
         assert_int_equal(job.read[0], 3);
         assert_int_equal(job.read[1], 3);
