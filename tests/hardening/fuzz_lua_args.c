@@ -16,6 +16,7 @@
 #include <lua.h>
 
 #include "base/memory.h"
+#include "fuzz_stream.h"
 #include "lua/lua_env.h"
 #include "test_kernel.h"
 
@@ -132,53 +133,35 @@ static void boot(void)
     atexit(shutdown_kernel);
 }
 
-/* The input's bytes, then as many more as the calls need from a generator seeded by the input,
- * so even the driver's short inputs make whole call sequences. */
-typedef struct reader_t {
-    const uint8_t *data;
-    size_t size, at;
-    uint64_t state;
-} reader_t;
-
-static uint8_t next_byte(reader_t *r)
+static void push_argument(fuzz_stream *r)
 {
-    if (r->at < r->size)
-        return r->data[r->at++];
-    r->state ^= r->state << 13;
-    r->state ^= r->state >> 7;
-    r->state ^= r->state << 17;
-    return (uint8_t)(r->state >> 24);
-}
-
-static void push_argument(reader_t *r)
-{
-    uint8_t kind = next_byte(r) % 14;
+    uint8_t kind = fuzz_stream_next(r) % 14;
     switch (kind) {
     case 0: lua_pushnil(L); break;
-    case 1: lua_pushboolean(L, next_byte(r) & 1); break;
-    case 2: lua_pushnumber(L, (int8_t)next_byte(r)); break;
+    case 1: lua_pushboolean(L, fuzz_stream_next(r) & 1); break;
+    case 2: lua_pushnumber(L, (int8_t)fuzz_stream_next(r)); break;
     case 3: {
         double d = 0;
         uint8_t bytes[sizeof d];
         for (size_t i = 0; i < sizeof d; i++)
-            bytes[i] = next_byte(r);
+            bytes[i] = fuzz_stream_next(r);
         memcpy(&d, bytes, sizeof d);
         lua_pushnumber(L, d);
         break;
     }
     case 4:
         lua_pushnumber(L,
-                       special_numbers[next_byte(r) % (sizeof special_numbers / sizeof(double))]);
+                       special_numbers[fuzz_stream_next(r) % (sizeof special_numbers / sizeof(double))]);
         break;
     case 5: {
-        uint8_t len = next_byte(r) % 48;
+        uint8_t len = fuzz_stream_next(r) % 48;
         char s[48];
         for (uint8_t i = 0; i < len; i++)
-            s[i] = (char)next_byte(r);
+            s[i] = (char)fuzz_stream_next(r);
         lua_pushlstring(L, s, len);
         break;
     }
-    case 6: lua_pushstring(L, names[next_byte(r) % (sizeof names / sizeof names[0])]); break;
+    case 6: lua_pushstring(L, names[fuzz_stream_next(r) % (sizeof names / sizeof names[0])]); break;
     case 7: lua_newtable(L); break;
     case 8:
         if (luaL_dostring(L, "return {1, 2, 3, x = {}, [0] = 'a', n = 0/0}"))
@@ -195,7 +178,7 @@ static void push_argument(reader_t *r)
     case 11: lua_pushnumber(L, 0.0 / 0.0); break;
     default:
         lua_rawgeti(L, LUA_REGISTRYINDEX, pool_ref);
-        lua_rawgeti(L, -1, 1 + next_byte(r) % POOL_SIZE);
+        lua_rawgeti(L, -1, 1 + fuzz_stream_next(r) % POOL_SIZE);
         lua_remove(L, -2);
         break;
     }
@@ -216,21 +199,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!L)
         boot();
-    reader_t r = {data, size, 0, 0x9e3779b97f4a7c15ull};
-    for (size_t i = 0; i < size; i++)
-        r.state = (r.state ^ data[i]) * 0x100000001b3ull;
+    fuzz_stream r = fuzz_stream_of(data, size);
     for (int call = 0; call < MAX_CALLS; call++) {
         int top = lua_gettop(L);
         lua_rawgeti(L, LUA_REGISTRYINDEX, functions_ref);
-        lua_rawgeti(L, -1, 1 + next_byte(&r) % num_functions);
+        lua_rawgeti(L, -1, 1 + fuzz_stream_next(&r) % num_functions);
         lua_remove(L, -2);
-        int argc = next_byte(&r) % 7;
+        int argc = fuzz_stream_next(&r) % 7;
         for (int i = 0; i < argc; i++)
             push_argument(&r);
         calls++;
         if (lua_pcall(L, argc, LUA_MULTRET, 0) == 0) {
             returned++;
-            keep_result(lua_gettop(L) - top, next_byte(&r));
+            keep_result(lua_gettop(L) - top, fuzz_stream_next(&r));
         }
         lua_settop(L, top);
     }

@@ -20,6 +20,7 @@
 #include "ct_physics.h"
 #include "ct_resource.h"
 #include "ct_world.h"
+#include "fuzz_stream.h"
 #include "test_kernel.h"
 
 static const ct_resource_api_v1 *resource;
@@ -73,42 +74,15 @@ static void boot(void)
     atexit(shutdown_kernel);
 }
 
-/* The input's bytes, then a stream drawn from them (the driver's inputs start short: without it
- * most meshes were three vertices at the origin). */
-typedef struct reader {
-    const uint8_t *p;
-    size_t n, at;
-    uint64_t state;
-} reader;
-
-static uint8_t next(reader *r)
-{
-    if (r->at < r->n)
-        return r->p[r->at++];
-    r->state ^= r->state << 13;
-    r->state ^= r->state >> 7;
-    r->state ^= r->state << 17;
-    return (uint8_t)(r->state >> 32);
-}
-
-static reader reader_of(const uint8_t *data, size_t size)
-{
-    reader r = {data, size, 0, 0x9e3779b97f4a7c15ull};
-    for (size_t k = 0; k < size; k++)
-        r.state = (r.state ^ data[k]) * 0x100000001b3ull;
-    r.state |= 1u;
-    return r;
-}
-
 /* Coordinates: mostly plain ones (so most meshes build and get simulated), one in eight awkward. */
 static const char *const plain[] = {"0",  "-1", "0.5", "1",    "3",    "2",   "-2",   "1.5",
                                     "-3", "4",  "-4",  "0.75", "-1.5", "2.5", "-2.5", "5"};
 static const char *const awkward[] = {"1e4", "1e5",  "1e39",  "-0",   "2000", "1e-40",
                                       "nan", "1e-9", "0.001", "-7.5", "1e-4", "99999"};
 
-static const char *number(reader *r)
+static const char *number(fuzz_stream *r)
 {
-    const uint8_t k = next(r);
+    const uint8_t k = fuzz_stream_next(r);
     return k % 8u ? plain[(k >> 3) % 16u] : awkward[(k >> 3) % 12u];
 }
 
@@ -123,21 +97,22 @@ static void put(char *out, size_t room, size_t *len, const char *fmt, ...)
 }
 
 /* An OBJ of up to 16 vertices and 24 statements from the input. */
-static size_t obj_text(reader *r, char *out, size_t room)
+static size_t obj_text(fuzz_stream *r, char *out, size_t room)
 {
     size_t len = 0;
-    const uint32_t nv = 3u + next(r) % 14u, ns = 1u + next(r) % 24u;
+    const uint32_t nv = 3u + fuzz_stream_next(r) % 14u, ns = 1u + fuzz_stream_next(r) % 24u;
     for (uint32_t k = 0; k < nv; k++)
         put(out, room, &len, "v %s %s %s\n", number(r), number(r), number(r));
     for (uint32_t k = 0; k < ns; k++) {
-        const uint8_t what = next(r) % 8u;
+        const uint8_t what = fuzz_stream_next(r) % 8u;
         const char *kind = what < 6 ? "f" : what == 6 ? "l" : "p";
         const uint32_t corners = what < 6 ? 3u + (what == 5) : what == 6 ? 2u : 1u;
         put(out, room, &len, "%s", kind);
         for (uint32_t c = 0; c < corners; c++)
             put(out, room, &len, " %d",
-                next(r) % 16u ? (int)(1u + next(r) % nv)
-                              : (int)(next(r) % (nv + 3u)) - (int)(next(r) % 3u) * (int)nv);
+                fuzz_stream_next(r) % 16u
+                    ? (int)(1u + fuzz_stream_next(r) % nv)
+                    : (int)(fuzz_stream_next(r) % (nv + 3u)) - (int)(fuzz_stream_next(r) % 3u) * (int)nv);
         put(out, room, &len, "\n");
     }
     return len;
@@ -158,16 +133,18 @@ static void base64(char *out, size_t room, size_t *len, const uint8_t *b, size_t
  * nodes whose children, meshes and poses (translations, rotations, scales, matrices of plain
  * and awkward numbers) come from the input: the scene walk and the node matrices of
  * physics_mesh_resource.c's gltf_gather. */
-static size_t gltf_text(reader *r, char *out, size_t room)
+static size_t gltf_text(fuzz_stream *r, char *out, size_t room)
 {
-    const uint32_t nv = 3u + next(r) % 10u, ni = 3u * (1u + next(r) % 8u), nn = 1u + next(r) % 5u;
+    const uint32_t nv = 3u + fuzz_stream_next(r) % 10u, ni = 3u * (1u + fuzz_stream_next(r) % 8u),
+                   nn = 1u + fuzz_stream_next(r) % 5u;
     uint8_t buffer[12 * 12 + 2 * 24 + 2];
     for (uint32_t k = 0; k < 3u * nv; k++) {
         const float f = strtof(number(r), NULL);
         memcpy(buffer + 4u * k, &f, 4);
     }
     for (uint32_t k = 0; k < ni; k++) {
-        const uint16_t i = (uint16_t)(next(r) % 16u ? next(r) % nv : next(r) % (nv + 3u));
+        const uint16_t i =
+            (uint16_t)(fuzz_stream_next(r) % 16u ? fuzz_stream_next(r) % nv : fuzz_stream_next(r) % (nv + 3u));
         memcpy(buffer + 12u * nv + 2u * k, &i, 2);
     }
     const uint32_t bytes = 12u * nv + 2u * ni;
@@ -175,16 +152,16 @@ static size_t gltf_text(reader *r, char *out, size_t room)
     put(out, room, &len,
         "{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, \"scenes\": [{\"nodes\": [0");
     for (uint32_t k = 1; k < nn; k++)
-        if (next(r) % 4u == 0)
+        if (fuzz_stream_next(r) % 4u == 0)
             put(out, room, &len, ", %u", k);
     put(out, room, &len, "]}], \"nodes\": [");
     for (uint32_t k = 0; k < nn; k++) {
         put(out, room, &len, "%s{", k ? ", " : "");
-        const uint8_t what = next(r);
+        const uint8_t what = fuzz_stream_next(r);
         if (what & 1)
-            put(out, room, &len, "\"mesh\": %u, ", what & 2 ? 0u : next(r) % 3u);
+            put(out, room, &len, "\"mesh\": %u, ", what & 2 ? 0u : fuzz_stream_next(r) % 3u);
         if (what & 4 && k + 1 < nn)
-            put(out, room, &len, "\"children\": [%u], ", k + 1 + next(r) % (nn - k - 1));
+            put(out, room, &len, "\"children\": [%u], ", k + 1 + fuzz_stream_next(r) % (nn - k - 1));
         if (what & 8)
             put(out, room, &len, "\"translation\": [%s, %s, %s], ", number(r), number(r),
                 number(r));
@@ -197,10 +174,10 @@ static size_t gltf_text(reader *r, char *out, size_t room)
             put(out, room, &len, "\"matrix\": [");
             for (int m = 0; m < 16; m++)
                 put(out, room, &len, "%s%s", m ? ", " : "",
-                    next(r) % 4u ? (m % 5 == 0 ? "1"
-                                    : m >= 12  ? number(r)
-                                               : "0")
-                                 : number(r));
+                    fuzz_stream_next(r) % 4u ? (m % 5 == 0 ? "1"
+                                         : m >= 12  ? number(r)
+                                                    : "0")
+                                      : number(r));
             put(out, room, &len, "], ");
         }
         put(out, room, &len, "\"name\": \"n%u\"}", k);
@@ -208,7 +185,7 @@ static size_t gltf_text(reader *r, char *out, size_t room)
     put(out, room, &len,
         "], \"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": 0}, "
         "\"indices\": 1, \"mode\": %u}]}], ",
-        next(r) % 8u ? 4u : next(r) % 7u);
+        fuzz_stream_next(r) % 8u ? 4u : fuzz_stream_next(r) % 7u);
     put(out, room, &len,
         "\"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": %u, "
         "\"type\": \"VEC3\"}, {\"bufferView\": 1, \"componentType\": 5123, \"count\": %u, "
@@ -234,16 +211,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         booted = true;
     }
     static char text[16384];
-    reader r = reader_of(data, size);
-    const uint8_t mode = next(&r);
+    fuzz_stream r = fuzz_stream_of(data, size);
+    const uint8_t mode = fuzz_stream_next(&r);
     size_t len;
     if (mode % 8 == 5) {
         len = gltf_text(&r, text, sizeof text);
         write_file("meshes/f.gltf", text, len);
         /* the whole scene, or one mesh by its index (0, or one the file does not have) */
-        const char *src = next(&r) % 2u   ? "source = \"meshes/f.gltf\"\n"
-                          : next(&r) % 4u ? "source = \"meshes/f.gltf\" gltf_mesh = 0\n"
-                                          : "source = \"meshes/f.gltf\" gltf_mesh = 1\n";
+        const char *src = fuzz_stream_next(&r) % 2u   ? "source = \"meshes/f.gltf\"\n"
+                          : fuzz_stream_next(&r) % 4u ? "source = \"meshes/f.gltf\" gltf_mesh = 0\n"
+                                               : "source = \"meshes/f.gltf\" gltf_mesh = 1\n";
         write_file("meshes/f.mesh", src, strlen(src));
     } else {
         if (mode % 4 == 3) {

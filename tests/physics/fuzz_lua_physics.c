@@ -20,6 +20,7 @@
 #include <lua.h>
 
 #include "fuzz_level_source.h"
+#include "fuzz_stream.h"
 #include "lua/lua_env.h"
 
 /* Helpers the chunks call for what would be long to write out: point clouds, flat and repeated
@@ -45,24 +46,6 @@ static const char prelude[] =
     "  if ok then fz.returned = fz.returned + 1 if type(v) == 'number' then J = v end\n"
     "  elseif fz.show then print(v) end end\n";
 
-/* The input's bytes, then a stream drawn from them: past its end an input does not turn into
- * zeros (which would make every later choice the first one). */
-typedef struct reader {
-    const uint8_t *p;
-    size_t n, at;
-    uint64_t state;
-} reader;
-
-static uint8_t next(reader *r)
-{
-    if (r->at < r->n)
-        return r->p[r->at++];
-    r->state ^= r->state << 13;
-    r->state ^= r->state >> 7;
-    r->state ^= r->state << 17;
-    return (uint8_t)(r->state >> 32);
-}
-
 typedef struct chunk {
     char text[32768];
     size_t len;
@@ -78,7 +61,7 @@ static void emit(chunk *c, const char *fmt, ...)
         c->len += (size_t)k;
 }
 
-#define PICK(r, list) ((list)[next(r) % (sizeof(list) / sizeof((list)[0]))])
+#define PICK(r, list) ((list)[fuzz_stream_next(r) % (sizeof(list) / sizeof((list)[0]))])
 
 static const char *const awkward[] = {
     "0",     "-0",   "1e-40",  "1e-6",   "1e30", "1e300",  "-1e300",  "0/0",
@@ -88,21 +71,21 @@ static const char *const awkward[] = {
 static const char *const plain[] = {"0", "1", "0.5", "2", "-1", "0.3", "10", "-0.25", "3", "0.7"};
 
 /* A number: mostly a plain one, one in four an awkward one. */
-static void number(chunk *c, reader *r)
+static void number(chunk *c, fuzz_stream *r)
 {
-    const uint8_t b = next(r);
+    const uint8_t b = fuzz_stream_next(r);
     emit(c, "%s", b % 4 == 3 ? PICK(r, awkward) : PICK(r, plain));
 }
 
-static void any(chunk *c, reader *r, int depth);
+static void any(chunk *c, fuzz_stream *r, int depth);
 
-static void vec(chunk *c, reader *r, uint32_t n)
+static void vec(chunk *c, fuzz_stream *r, uint32_t n)
 {
-    const uint8_t b = next(r);
+    const uint8_t b = fuzz_stream_next(r);
     const uint32_t count = b % 8 == 0 && n ? n - 1 : b % 8 == 1 ? n + 1 : n;
     emit(c, "{");
     for (uint32_t k = 0; k < count; k++) {
-        if (next(r) % 16 == 0)
+        if (fuzz_stream_next(r) % 16 == 0)
             any(c, r, 0);
         else
             number(c, r);
@@ -111,18 +94,18 @@ static void vec(chunk *c, reader *r, uint32_t n)
     emit(c, "}");
 }
 
-static void points(chunk *c, reader *r)
+static void points(chunk *c, fuzz_stream *r)
 {
     static const char *const counts[] = {"0", "1", "2", "3", "4", "5", "8", "20", "64", "65"};
     static const char *const spreads[] = {"1", "1", "0.3", "0", "1e-7", "1e4", "2e4", "1e5", "0/0"};
-    switch (next(r) % 8) {
+    switch (fuzz_stream_next(r) % 8) {
     case 0: emit(c, "fz.flat(%s)", PICK(r, counts)); break;
     case 1: emit(c, "fz.same(%s)", PICK(r, counts)); break;
     case 2:
         /* 10^6 numbers, now and then: the scratch of a long table must stay bounded. */
-        emit(c, "fz.big(%s)", next(r) % 8 ? "195" : "1000000");
+        emit(c, "fz.big(%s)", fuzz_stream_next(r) % 8 ? "195" : "1000000");
         break;
-    case 3: vec(c, r, 3u * (next(r) % 6u)); break;
+    case 3: vec(c, r, 3u * (fuzz_stream_next(r) % 6u)); break;
     default: emit(c, "fz.cloud(%s, %s)", PICK(r, counts), PICK(r, spreads));
     }
 }
@@ -138,12 +121,12 @@ static const char *const keys[] = {
     "max_strength"};
 
 /* The value of field key, mostly of the kind the bindings read it as. */
-static void field_value(chunk *c, reader *r, const char *key, int depth)
+static void field_value(chunk *c, fuzz_stream *r, const char *key, int depth)
 {
     static const char *const strings[] = {"'dynamic'", "'static'", "'kinematic'",
                                           "'box'",     "'sphere'", "'capsule'",
                                           "'hull'",    "'mesh'",   "''"};
-    if (next(r) % 8 == 0) {
+    if (fuzz_stream_next(r) % 8 == 0) {
         any(c, r, depth - 1);
         return;
     }
@@ -157,15 +140,15 @@ static void field_value(chunk *c, reader *r, const char *key, int depth)
     else if (!strcmp(key, "points"))
         points(c, r);
     else if (!strcmp(key, "limit") || !strcmp(key, "motor") || !strcmp(key, "collide"))
-        emit(c, "%s", next(r) & 1 ? "true" : "false");
+        emit(c, "%s", fuzz_stream_next(r) & 1 ? "true" : "false");
     else
         number(c, r);
 }
 
 /* A table of fields: a few keys, each with a value. */
-static void fields(chunk *c, reader *r, int depth)
+static void fields(chunk *c, fuzz_stream *r, int depth)
 {
-    const uint32_t count = next(r) % 7u;
+    const uint32_t count = fuzz_stream_next(r) % 7u;
     emit(c, "{");
     for (uint32_t k = 0; k < count; k++) {
         const char *key = PICK(r, keys);
@@ -176,15 +159,15 @@ static void fields(chunk *c, reader *r, int depth)
     emit(c, "}");
 }
 
-static void children(chunk *c, reader *r, int depth)
+static void children(chunk *c, fuzz_stream *r, int depth)
 {
     static const char *const shapes[] = {"'box'", "'sphere'", "'capsule'", "'hull'", "'mesh'"};
     static const char *const counts[] = {"0", "1", "2", "64", "65"};
-    if (next(r) % 4 == 0) {
+    if (fuzz_stream_next(r) % 4 == 0) {
         emit(c, "fz.kids(%s, %s)", PICK(r, counts), PICK(r, shapes));
         return;
     }
-    const uint32_t count = next(r) % 4u;
+    const uint32_t count = fuzz_stream_next(r) % 4u;
     emit(c, "{");
     for (uint32_t k = 0; k < count; k++) {
         emit(c, "{shape = %s, ", PICK(r, shapes));
@@ -194,7 +177,7 @@ static void children(chunk *c, reader *r, int depth)
     emit(c, "}");
 }
 
-static void entity(chunk *c, reader *r)
+static void entity(chunk *c, fuzz_stream *r)
 {
     static const char *const entities[] = {"E1", "E2", "E3",  "E4", "E1",
                                            "E3", "0",  "1.5", "-1", "2^32"};
@@ -202,7 +185,7 @@ static void entity(chunk *c, reader *r)
 }
 
 /* Any value at all. */
-static void any(chunk *c, reader *r, int depth)
+static void any(chunk *c, fuzz_stream *r, int depth)
 {
     static const char *const others[] = {"nil",
                                          "true",
@@ -218,7 +201,7 @@ static void any(chunk *c, reader *r, int depth)
                                          "print",
                                          "'1'",
                                          "setmetatable({}, {__len = function() return 2^40 end})"};
-    switch (next(r) % (depth > 0 ? 8 : 5)) {
+    switch (fuzz_stream_next(r) % (depth > 0 ? 8 : 5)) {
     case 0:
     case 1: emit(c, "%s", PICK(r, others)); break;
     case 2: number(c, r); break;
@@ -280,13 +263,13 @@ static const struct {
     {"Entity.destroy", "e"},
 };
 
-static void argument(chunk *c, reader *r, char kind)
+static void argument(chunk *c, fuzz_stream *r, char kind)
 {
     static const char *const types[] = {"'fixed'",  "'hinge'",    "'ball'",
                                         "'slider'", "'distance'", "'rope'"};
     static const uint32_t grids[][2] = {{2, 2}, {3, 2},         {4, 4},    {2, 3},
                                         {1, 2}, {65536, 65536}, {500, 200}};
-    if (next(r) % 8 == 0) {
+    if (fuzz_stream_next(r) % 8 == 0) {
         any(c, r, 2);
         return;
     }
@@ -297,17 +280,18 @@ static void argument(chunk *c, reader *r, char kind)
     case 't': fields(c, r, 2); break;
     case 'p': points(c, r); break;
     case 'c': children(c, r, 2); break;
-    case 'i': emit(c, "fz.tris(%u, %u)", next(r) % 40u, 1u + next(r) % 40u); break;
+    case 'i': emit(c, "fz.tris(%u, %u)", fuzz_stream_next(r) % 40u, 1u + fuzz_stream_next(r) % 40u); break;
     case 'h': {
         /* the heights and the columns and rows the next two arguments give */
-        const uint32_t *g = grids[next(r) % (sizeof grids / sizeof grids[0])];
+        const uint32_t *g = grids[fuzz_stream_next(r) % (sizeof grids / sizeof grids[0])];
         const uint64_t cells = (uint64_t)g[0] * g[1];
         emit(c, "fz.big(%u), %u, %u",
-             (unsigned)(cells > 1000000u ? 1000000u : cells) + (next(r) % 8u == 0), g[0], g[1]);
+             (unsigned)(cells > 1000000u ? 1000000u : cells) + (fuzz_stream_next(r) % 8u == 0), g[0],
+             g[1]);
         break;
     }
     case 's': emit(c, "%s", PICK(r, types)); break;
-    case 'b': emit(c, "%s", next(r) & 1 ? "true" : "false"); break;
+    case 'b': emit(c, "%s", fuzz_stream_next(r) & 1 ? "true" : "false"); break;
     default: number(c, r);
     }
 }
@@ -332,17 +316,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!L)
         boot();
-    reader r = {data, size, 0, 0x9e3779b97f4a7c15ull};
-    for (size_t k = 0; k < size; k++)
-        r.state = (r.state ^ data[k]) * 0x100000001b3ull;
-    r.state |= 1u;
+    fuzz_stream r = fuzz_stream_of(data, size);
     static chunk c;
     c.len = 0;
-    const uint32_t calls = 1u + next(&r) % 12u;
+    const uint32_t calls = 1u + fuzz_stream_next(&r) % 12u;
     for (uint32_t k = 0; k < calls; k++) {
-        const uint32_t f = next(&r) % (sizeof functions / sizeof functions[0]);
+        const uint32_t f = fuzz_stream_next(&r) % (sizeof functions / sizeof functions[0]);
         const char *args = functions[f].args;
-        uint8_t b = next(&r);
+        uint8_t b = fuzz_stream_next(&r);
         /* One call in eight gets an argument too few or too many. */
         size_t argc = strlen(args);
         if (b % 8 == 0 && argc)
@@ -357,7 +338,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 a += 2; /* the grid wrote columns and rows */
         }
         emit(&c, ")\n");
-        if (next(&r) % 4 == 0)
+        if (fuzz_stream_next(&r) % 4 == 0)
             emit(&c, "fz.call(Physics.simulate, W, 1 / 60)\n");
     }
     c.text[c.len] = '\0';

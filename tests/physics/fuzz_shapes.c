@@ -14,34 +14,21 @@
 #include "ct_heap.h"
 #include "physics_hull.h"
 
-/* The input's bytes, then (so that short inputs still make whole shapes) a stream drawn from a
- * generator seeded by them. */
-typedef struct reader {
-    const uint8_t *at, *end;
-    uint64_t rng;
-} reader;
-
-static uint32_t next_byte(reader *r)
-{
-    if (r->at < r->end)
-        return *r->at++;
-    r->rng ^= r->rng << 13, r->rng ^= r->rng >> 7, r->rng ^= r->rng << 17;
-    return (uint32_t)(r->rng >> 56);
-}
+#include "fuzz_stream.h"
 
 /* Mostly ordinary numbers (on a 1/16 grid, so repeats and coplanar sets are common), now and then
  * an awkward one. */
-static float next_float(reader *r)
+static float next_float(fuzz_stream *r)
 {
     static const float awkward[] = {0.0f, 1e-3f,  1e-4f,  2e-3f, 1e4f,     -1e4f,    2e4f,
                                     1e5f, 1e-38f, 1e-45f, NAN,   INFINITY, -INFINITY};
-    const uint32_t b = next_byte(r);
-    if (b < 16 && next_byte(r) % 8)
+    const uint32_t b = fuzz_stream_next(r);
+    if (b < 16 && fuzz_stream_next(r) % 8)
         return ((float)b - 8.0f) / 4.0f; /* seven in eight of these are ordinary after all */
     if (b < 13)
         return awkward[b];
     if (b < 16) {
-        uint32_t bits = next_byte(r) | next_byte(r) << 8 | next_byte(r) << 16 | next_byte(r) << 24;
+        uint32_t bits = fuzz_stream_next(r) | fuzz_stream_next(r) << 8 | fuzz_stream_next(r) << 16 | fuzz_stream_next(r) << 24;
         float f;
         memcpy(&f, &bits, sizeof f);
         return f;
@@ -65,9 +52,7 @@ static void simulate(physics__scene *s)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    reader r = {data, data + size, 0x9e3779b97f4a7c15ull};
-    for (size_t k = 0; k < size; k++)
-        r.rng = (r.rng ^ data[k]) * 0x100000001b3ull;
+    fuzz_stream r = fuzz_stream_of(data, size);
     ct_allocator_t *a = ct_heap_allocator();
     physics__scene s;
     physics__scene_init(&s, a);
@@ -79,10 +64,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ct_rigid_body_desc_t d = {
         .kind = CT_BODY_DYNAMIC, .mass = 1, .friction = 0.5f, .position = {0, 3, 0}};
     char reason[160];
-    const uint32_t mode = next_byte(&r) % 4;
+    const uint32_t mode = fuzz_stream_next(&r) % 4;
     if (mode == 0) {
         float p[3 * 70];
-        const uint32_t n = next_byte(&r) & 1 ? next_byte(&r) % 70 : 4 + next_byte(&r) % 12;
+        const uint32_t n = fuzz_stream_next(&r) & 1 ? fuzz_stream_next(&r) % 70 : 4 + fuzz_stream_next(&r) % 12;
         for (uint32_t k = 0; k < 3 * n; k++)
             p[k] = next_float(&r);
         physics__hull *h = ct_alloc(a, sizeof *h);
@@ -96,19 +81,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else if (mode == 1) {
         ct_compound_child_t c[8];
         float p[8][3 * 8];
-        const uint32_t n = next_byte(&r) % 9;
+        const uint32_t n = fuzz_stream_next(&r) % 9;
         for (uint32_t k = 0; k < n; k++) {
-            c[k] = (ct_compound_child_t){.shape = next_byte(&r) % 5};
+            c[k] = (ct_compound_child_t){.shape = fuzz_stream_next(&r) % 5};
             for (int x = 0; x < 3; x++)
                 c[k].half_extents[x] = next_float(&r), c[k].position[x] = next_float(&r);
             c[k].radius = next_float(&r), c[k].half_height = next_float(&r);
-            if (next_byte(&r) & 1)
+            if (fuzz_stream_next(&r) & 1)
                 for (int x = 0; x < 4; x++)
                     c[k].rotation[x] = next_float(&r);
-            c[k].point_count = next_byte(&r) % 9;
+            c[k].point_count = fuzz_stream_next(&r) % 9;
             for (uint32_t x = 0; x < 3 * c[k].point_count; x++)
                 p[k][x] = next_float(&r);
-            c[k].points = next_byte(&r) & 7 ? p[k] : NULL;
+            c[k].points = fuzz_stream_next(&r) & 7 ? p[k] : NULL;
         }
         physics__compound *cp;
         if (!physics__compound_build(a, c, n, &cp, reason, sizeof reason)) {
@@ -125,14 +110,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const char *bad = NULL;
         size_t hv_size = 0, hi_size = 0;
         if (mode == 2) {
-            nv = next_byte(&r) % 64, nt = next_byte(&r) % 40;
+            nv = fuzz_stream_next(&r) % 64, nt = fuzz_stream_next(&r) % 40;
             for (uint32_t k = 0; k < 3 * nv; k++)
                 v[k] = next_float(&r);
             for (uint32_t k = 0; k < 3 * nt; k++)
-                ix[k] = next_byte(&r) % (nv + (nv >> 3) + 1); /* one in nine past the end */
+                ix[k] = fuzz_stream_next(&r) % (nv + (nv >> 3) + 1); /* one in nine past the end */
             hv = v, hi = ix;
         } else {
-            const uint32_t cols = next_byte(&r) % 8, rows = next_byte(&r) % 8;
+            const uint32_t cols = fuzz_stream_next(&r) % 8, rows = fuzz_stream_next(&r) % 8;
             float h[64];
             for (uint32_t k = 0; k < cols * rows; k++)
                 h[k] = next_float(&r);
