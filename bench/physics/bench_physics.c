@@ -64,6 +64,12 @@
  *   physics.box3d_peer_threads_x  Box3D's own program on it, -w=1 / -w=2 by its own clock, in the
  *                               same rounds
  *   physics.threads_x_load_before, _after  the 1-minute load average around those rounds
+ *   physics.threads_x_cpu0_ms, _cpu1_ms  large_pyramid on one thread pinned to CPU 0, then to CPU
+ *                               1 (wall, ms a step): on a virtual machine the two vCPUs need not
+ *                               be equally fast (seen: 13.3 against 9.8 ms), and threads_x's
+ *                               one-thread run lands on either
+ *   physics.threads_x_of_ideal  the two-thread step both CPUs' rates added would give (from the two
+ *                               above) over the rounds' median two-thread step: 1 is a perfect pool
  *   physics.threads_x_serial_share  large_pyramid on one thread (CPU time, steps 2..100): the
  *                               share of the step outside any job of the pool, which a second
  *                               thread cannot take (group threads_serial; steady on a busy machine)
@@ -160,6 +166,7 @@
 #include "physics_internal.h"
 #include "plugins/registry.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -791,6 +798,26 @@ static double load_1min(void)
     return getloadavg(l, 1) == 1 ? l[0] : -1.0;
 }
 
+/* large_pyramid on one thread pinned to CPU 0, then CPU 1 (ms a step, as box3d_run times it; -1
+ * where the process may not run there or pinning is refused); the thread's CPUs put back after. */
+static void threads_x_per_cpu(double ms[2])
+{
+    cpu_set_t was;
+    const bool known = sched_getaffinity(0, sizeof was, &was) == 0;
+    for (int cpu = 0; cpu < 2; cpu++) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        ms[cpu] = -1.0;
+        if (known && CPU_ISSET(cpu, &was) && sched_setaffinity(0, sizeof one, &one) == 0) {
+            fprintf(stderr, "physics.threads_x, one thread on CPU %d\n", cpu);
+            ms[cpu] = box3d_run(box3d_large_pyramid, 200, (physics__pool){0}, NULL);
+        }
+    }
+    if (known)
+        sched_setaffinity(0, sizeof was, &was);
+}
+
 /* physics.threads_x: large_pyramid one thread against the pool (two threads on two cores), both
  * by wall time (what a game waits for), in three interleaved rounds, each round's ratio, their
  * median; Box3D's own program with one and two workers in the same rounds (by its own clock:
@@ -798,19 +825,21 @@ static double load_1min(void)
  * was (a figure from a busy machine says little). */
 static void bench_threads_x(void)
 {
-    double ours[3] = {0}, peer[3] = {0};
+    double ours[3] = {0}, peer[3] = {0}, pooled[3] = {0};
     const double load_before = load_1min();
     box3d_by_wall = true;
     for (int round = 0; round < 3; round++) {
         if (round >= box3d_rounds) {
             ours[round] = ours[0];
             peer[round] = peer[0];
+            pooled[round] = pooled[0];
             continue;
         }
         fprintf(stderr, "physics.threads_x, round %d (load %.2f)\n", round + 1, load_1min());
         const double one = box3d_run(box3d_large_pyramid, 200, (physics__pool){0}, NULL);
         const double two = box3d_run(box3d_large_pyramid, 200, pool, NULL);
         ours[round] = one / two;
+        pooled[round] = two;
         double wall1 = -1.0, wall2 = -1.0;
         box3d_peer_workers(5, 200, 1, &wall1);
         box3d_peer_workers(5, 200, 2, &wall2);
@@ -818,12 +847,20 @@ static void bench_threads_x(void)
         fprintf(stderr, "  round %d: ours %.3f x, box3d %.3f x\n", round + 1, ours[round],
                 peer[round]);
     }
+    double cpu_ms[2];
+    threads_x_per_cpu(cpu_ms);
     box3d_by_wall = false;
     report("physics.threads_x", median3(ours), "x");
     if (peer[0] >= 0.0)
         report("physics.box3d_peer_threads_x", median3(peer), "x");
     report("physics.threads_x_load_before", load_before, "load");
     report("physics.threads_x_load_after", load_1min(), "load");
+    if (cpu_ms[0] > 0.0 && cpu_ms[1] > 0.0) {
+        report("physics.threads_x_cpu0_ms", cpu_ms[0], "ms");
+        report("physics.threads_x_cpu1_ms", cpu_ms[1], "ms");
+        const double ideal = 1.0 / (1.0 / cpu_ms[0] + 1.0 / cpu_ms[1]);
+        report("physics.threads_x_of_ideal", ideal / median3(pooled), "ratio");
+    }
 }
 
 /* The serial share of large_pyramid's step, measured on one thread so the neighbours on a busy
