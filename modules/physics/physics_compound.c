@@ -513,7 +513,8 @@ float physics__compound_separation(const physics__bodies *b, uint32_t i, uint32_
  * moves on); a ball child carries its centre so; a box's or hull's point turns with the body. A
  * rod of one capsule child, rolling at 2 m/s on a floor and yawing at 5 rad/s, sank 5.2 mm into
  * it with its anchors fixed where they were found, at 3 m/s and 10 rad/s 13.3 mm (the lone
- * capsule, turned: 1.4 and 2.9 mm; test_capsule_child_rolling_and_yawing_stays_on_the_floor). */
+ * capsule, turned: 1.4 and 2.9 mm; see the compound in
+ * test_capsule_rolling_and_yawing_stays_on_the_floor). */
 bool physics__compound_turns(const physics__compound *c, physics__quat q, physics__v3 w,
                              float *fastest)
 {
