@@ -523,7 +523,7 @@ int physics__contacts_collide(physics__scene *s, float dt, bool *hit)
     if (physics__scene_candidates(s, dt))
         return CT_ERR_NOMEM;
     const uint32_t num_pairs = s->num_pairs;
-    const uint32_t slices = (num_pairs + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    const uint32_t slices = physics__pair_slices(num_pairs);
     const physics__keyed_pair *order;
     uint32_t m;
     /* The pairs in entity-pair order first, so the contacts come out sorted. */
@@ -536,7 +536,7 @@ int physics__contacts_collide(physics__scene *s, float dt, bool *hit)
     /* The shape tests on any threads; then, in order, the islands to wake and where each slice's
      * contacts begin; then the contacts, on any threads. */
     physics__narrow_job job = {s, order, m, dt};
-    const uint32_t used = (m + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    const uint32_t used = physics__pair_slices(m);
     physics__pool_run(s->pool, used, physics__narrow_range, &job);
     if (hit) {
         *hit = false;
@@ -742,7 +742,7 @@ static void contacts__merge_range(void *user, uint32_t begin, uint32_t end)
 int physics__contacts_remember(physics__scene *s)
 {
     const physics__contacts *c = &s->contacts;
-    const uint32_t slices = c->n ? (c->n + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS : 1;
+    const uint32_t slices = c->n ? physics__pair_slices(c->n) : 1;
     if (physics__reserve(s->a, (void **)&s->next_cache, &s->cap_next_cache, c->n + s->num_cache,
                          sizeof *s->next_cache) ||
         physics__merge_begin(s, slices))

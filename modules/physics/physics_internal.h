@@ -1058,6 +1058,11 @@ typedef struct physics__characters {
 /* The shape tests of the sorted pairs, the contacts made of them, and the rows filled from those,
  * are cut into jobs of this many pairs. */
 #define SOLVER_SLICE_PAIRS 256u
+/* The slices of SOLVER_SLICE_PAIRS that n pairs (or contacts) make, the last one short. */
+static inline uint32_t physics__pair_slices(uint32_t n)
+{
+    return (n + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+}
 /* The narrow phase's flags of a pair: keep it as a contact; it wakes a sleeping island; it hits
  * that island this step, which then wakes before the contacts are solved (physics__wake_hit). */
 #define NARROW_KEEP 1u

@@ -975,7 +975,7 @@ static void rigid__turn_range(void *user, uint32_t begin, uint32_t end)
 {
     physics__scene *s = user;
     physics__rigid *r = &s->rigid;
-    const uint32_t slices = (r->num_pairs + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    const uint32_t slices = physics__pair_slices(r->num_pairs);
     for (uint32_t slice = begin; slice < end; slice++) {
         if (!(r->kept[slice] & RIGID_SLICE_TURNS))
             continue;
@@ -1055,7 +1055,7 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
 {
     physics__bodies *b = &s->bodies;
     physics__rigid *r = &s->rigid;
-    const uint32_t slices = (m + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    const uint32_t slices = physics__pair_slices(m);
     uint32_t n = 0;
     for (uint32_t slice = 0; slice < slices; slice++) {
         const uint32_t kept = r->kept[slice];
@@ -1317,7 +1317,7 @@ static int rigid__body_cuts(physics__scene *s)
 {
     physics__rigid *r = &s->rigid;
     const uint32_t bodies = s->bodies.n;
-    const uint32_t slices = (r->num_contacts + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    const uint32_t slices = physics__pair_slices(r->num_contacts);
     if (physics__reserve(s->a, (void **)&r->body_cut, &r->cap_body_cut,
                          slices + bodies / SOLVER_SLICE_BOXES + 2, sizeof *r->body_cut))
         return CT_ERR_NOMEM;
@@ -1792,7 +1792,7 @@ static int rigid__remember(physics__scene *s)
      * slices' result is one walk's). */
     const bool serial = !s->pool.parallel_for;
     const uint32_t slices = r->num_contacts && !serial
-                                ? (r->num_contacts + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS
+                                ? physics__pair_slices(r->num_contacts)
                                 : 1;
     if (physics__reserve(s->a, (void **)&r->next_cache, &r->cap_next_cache,
                          r->num_contacts + r->num_cache, sizeof *r->next_cache) ||
@@ -1845,7 +1845,7 @@ static int rigid__detect(physics__scene *s, float dt, const physics__keyed_pair 
         return CT_ERR_NOMEM;
     *count = m;
     physics__mesh_near_reserve(b);
-    const uint32_t slices = (m + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    const uint32_t slices = physics__pair_slices(m);
     uint32_t num_slots = m;
     if (rigid__slot_pairs(s, *order, m))
         return CT_ERR_NOMEM;
@@ -1876,7 +1876,7 @@ static bool rigid__wake_hits(physics__scene *s, const physics__keyed_pair *order
 {
     const physics__bodies *b = &s->bodies;
     const physics__rigid *r = &s->rigid;
-    const uint32_t slices = (m + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    const uint32_t slices = physics__pair_slices(m);
     bool any = false;
     for (uint32_t slice = 0; slice < slices; slice++) {
         if (!(r->kept[slice] & RIGID_SLICE_HITS))
@@ -1951,7 +1951,7 @@ int physics__rigid_step(physics__scene *s, float dt)
         rigid__body_stage(s, rigid__positions_range, h);
         if (r->turns)
             physics__stages_add(&r->stages, s->a, rigid__turn_range, s, 0,
-                                (m + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS, 1);
+                                physics__pair_slices(m), 1);
         physics__rigid_wide_pass(s, PHYSICS_WIDE_RELAX, inv_h, order);
         physics__joints_stages(s, h, PHYSICS_WIDE_RELAX);
         /* The step's velocities end with the normals relaxed once more the other way round: the

@@ -520,7 +520,7 @@ static void wide__pad(physics__rigid_block *k, uint32_t l)
  * the other at the next stage. */
 static inline uint32_t wide__cut(const physics__rigid *r, uint32_t c, uint32_t t)
 {
-    const uint32_t slices = (r->num_contacts + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    const uint32_t slices = physics__pair_slices(r->num_contacts);
     return t < slices ? (r->slice_lanes[(size_t)t * WIDE_COLOURS + c] + 3u) / 4u
                       : r->colour_start[c + 1];
 }
@@ -626,7 +626,7 @@ int physics__rigid_wide_reserve(physics__scene *s, uint32_t n)
 {
     physics__rigid *r = &s->rigid;
     const uint32_t bodies = s->bodies.n;
-    const uint32_t slices = (n + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    const uint32_t slices = physics__pair_slices(n);
     if (physics__reserve(s->a, (void **)&r->colour_of, &r->cap_colour_of, n + 1,
                          sizeof *r->colour_of) ||
         physics__reserve(s->a, (void **)&r->lane_of, &r->cap_lane_of, n + 1, sizeof *r->lane_of) ||
@@ -646,7 +646,7 @@ void physics__rigid_wide_colour(physics__scene *s, const physics__keyed_pair *or
 {
     physics__rigid *r = &s->rigid;
     const uint32_t bodies = s->bodies.n;
-    const uint32_t slices = (n + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    const uint32_t slices = physics__pair_slices(n);
     uint64_t *used = r->used;
     memset(used, 0, (size_t)(bodies + 1) * sizeof *used);
     if (slices)
@@ -686,7 +686,7 @@ int physics__rigid_wide_prepare(physics__scene *s)
 {
     physics__rigid *r = &s->rigid;
     const uint32_t n = r->num_contacts;
-    const uint32_t slices = (n + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    const uint32_t slices = physics__pair_slices(n);
     uint32_t blocks = 0, colours = 0, total_of[WIDE_COLOURS];
     for (uint32_t c = 0; c < WIDE_COLOURS; c++) {
         r->colour_start[c] = blocks;
@@ -723,7 +723,7 @@ void physics__rigid_wide_seal(physics__scene *s)
 {
     physics__rigid *r = &s->rigid;
     physics__stages_add(&r->stages, s->a, wide__seal_range, r, 0,
-                        (r->num_contacts + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS, 1);
+                        physics__pair_slices(r->num_contacts), 1);
 }
 
 typedef struct wide__job {
@@ -802,7 +802,7 @@ void physics__rigid_wide_pass(physics__scene *s, int mode, float inv_h, uint32_t
 {
     physics__rigid *r = &s->rigid;
     const wide__job overflow = {r, 0, inv_h, mode, order};
-    const uint32_t slices = (r->num_contacts + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    const uint32_t slices = physics__pair_slices(r->num_contacts);
     const bool back = mode == PHYSICS_WIDE_SETTLE;
     if (r->num_overflow && !back)
         physics__stages_add(&r->stages, s->a, wide__overflow_range, (void *)&overflow,
@@ -824,5 +824,5 @@ void physics__rigid_wide_finish(physics__scene *s)
 {
     const physics__rigid *r = &s->rigid;
     physics__stages_add(&s->rigid.stages, s->a, wide__finish_range, &s->rigid, 0,
-                        (r->num_contacts + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS, 1);
+                        physics__pair_slices(r->num_contacts), 1);
 }
