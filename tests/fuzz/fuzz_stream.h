@@ -33,4 +33,14 @@ static inline uint8_t fuzz_stream_next(fuzz_stream *r)
     return (uint8_t)(r->state >> 32);
 }
 
+/* Four bytes, first one lowest. Each byte is widened before it is shifted: a uint8_t promotes to
+ * int, and a byte of 128 or more shifted by 24 does not fit one. */
+static inline uint32_t fuzz_stream_u32(fuzz_stream *r)
+{
+    uint32_t v = 0;
+    for (int k = 0; k < 4; k++)
+        v |= (uint32_t)fuzz_stream_next(r) << (8 * k);
+    return v;
+}
+
 #endif

@@ -28,7 +28,7 @@ static float next_float(fuzz_stream *r)
     if (b < 13)
         return awkward[b];
     if (b < 16) {
-        uint32_t bits = fuzz_stream_next(r) | fuzz_stream_next(r) << 8 | fuzz_stream_next(r) << 16 | fuzz_stream_next(r) << 24;
+        const uint32_t bits = fuzz_stream_u32(r);
         float f;
         memcpy(&f, &bits, sizeof f);
         return f;
