@@ -472,6 +472,19 @@ static void contacts__contact_range(void *user, uint32_t begin, uint32_t end)
     }
 }
 
+/* Whether m pairs may make more than SOLVER_MAX_CHILD_TESTS shape tests: a pair of bodies of no
+ * compound makes one. Asked so that a world without compounds does not walk its pairs while the
+ * pool's other threads wait (large_pyramid: 12,000 pairs, two loads of bodies all over each). */
+static bool contacts__may_cut(const physics__bodies *b, uint32_t m)
+{
+    if (m > SOLVER_MAX_CHILD_TESTS)
+        return true;
+    for (uint32_t i = 0; i < b->n; i++)
+        if (b->compound[i])
+            return true;
+    return false;
+}
+
 /* Finds the contacts of this step's pairs (step 2 of physics_step.c). */
 int physics__contacts_order(physics__scene *s, const physics__keyed_pair **order, uint32_t *count)
 {
@@ -492,7 +505,8 @@ int physics__contacts_order(physics__scene *s, const physics__keyed_pair **order
         physics__joints_filter_pairs(s, sorted, &m);
     s->report.child_limit = 0;
     uint64_t tests = 0;
-    for (uint32_t k = 0; k < m; k++) {
+    const bool may_cut = contacts__may_cut(b, m);
+    for (uint32_t k = 0; may_cut && k < m; k++) {
         const physics__compound *ci = b->compound[sorted[k].a], *cj = b->compound[sorted[k].b];
         tests += (uint64_t)(ci ? ci->count : 1u) * (cj ? cj->count : 1u);
         if (tests > SOLVER_MAX_CHILD_TESTS) {

@@ -337,13 +337,17 @@ static inline uint32_t rigid__slots(const physics__rigid *r, uint32_t k)
 }
 
 /* The manifold slots of the m sorted pairs (physics__rigid.more): a pair that may have several
- * manifolds has PHYSICS_MESH_MANIFOLDS. A world of no such pair keeps one a pair and no table. */
+ * manifolds has PHYSICS_MESH_MANIFOLDS. A world of no such pair keeps one a pair and no table;
+ * a world of no mesh has none, found without walking its pairs while the pool's other threads
+ * wait (memchr: a byte a body, against two loads of bodies all over a pair). */
 static int rigid__slot_pairs(physics__scene *s, const physics__keyed_pair *order, uint32_t m)
 {
     const physics__bodies *b = &s->bodies;
     physics__rigid *r = &s->rigid;
     r->multi = false;
     r->num_pairs = m;
+    if (!b->n || !memchr(b->shape, CT_BODY_MESH, b->n))
+        return 0;
     for (uint32_t k = 0; k < m && !r->multi; k++)
         r->multi = rigid__several(b, order[k].a, order[k].b);
     if (!r->multi)
