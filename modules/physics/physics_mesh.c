@@ -311,12 +311,14 @@ const char *physics__mesh_build(ct_allocator_t *a, const float *vertices, uint32
 
 /* ---- walking the tree ------------------------------------------------------------------------ */
 
+#if !LANES_SSE2 /* SSE2's mesh__probe_meets compares in lanes */
 static inline bool mesh__box_meets(physics__v3 alo, physics__v3 ahi, physics__v3 blo,
                                    physics__v3 bhi)
 {
     return !(alo.x > bhi.x || ahi.x < blo.x || alo.y > bhi.y || ahi.y < blo.y || alo.z > bhi.z ||
              ahi.z < blo.z);
 }
+#endif
 
 /* A box the tree and the lists are searched with, ready for mesh__probe_meets. */
 typedef struct mesh__probe {
