@@ -341,7 +341,8 @@ static int compile_point(void *user_data, const ct_data_o *src, void *out, ct_co
     if (!compile_number(src, "mass", &d.mass, ctx) ||
         !compile_vec3(src, "velocity", d.velocity, ctx))
         return CT_ERR_BAD_DATA;
-    const char *bad = physics__point_desc_error(&d);
+    char said[192];
+    const char *bad = physics__point_given(&d, physics__point_desc_error(&d), said, sizeof said);
     if (bad) {
         physics__m.resource->compile_error(ctx, "point_mass.%s", bad);
         return CT_ERR_BAD_DATA;

@@ -887,6 +887,9 @@ static void test_sources_name_file_entity_field(void **state)
                          captured, file, bad[b].words);
             assert_null(t->resource->get(types[k][0], types[k][1]));
         }
+    /* A point mass's refusal says what came too. */
+    physics_level_refused("point_mass.mass (must be within [1e-6, 1e9] kg), given -2",
+                          "levels/bad_point", "dot", "point_mass = { mass = -2 }");
     log__set_sink(NULL, NULL);
 }
 
