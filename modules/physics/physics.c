@@ -56,12 +56,14 @@ static physics__body_manager *bodies_of(ct_world_o *w, const char *what)
         w ? physics__m.component->manager(w, physics__m.state->type_id[PHYSICS_BODY_TYPE]) : NULL;
     if (!m)
         no_physics(w, what);
-    else
+    else {
         /* A pool of one thread is no pool: the step then takes its one-thread paths (the
          * rigid cache merge in one walk) instead of cutting its work into slices for nobody. */
-        m->scene.pool = physics__m.jobs && physics__m.jobs->thread_count() > 1
-                            ? (physics__pool){jobs_parallel_for, (void *)physics__m.jobs}
+        const uint32_t threads = physics__m.jobs ? physics__m.jobs->thread_count() : 1u;
+        m->scene.pool = threads > 1
+                            ? (physics__pool){jobs_parallel_for, (void *)physics__m.jobs, threads}
                             : (physics__pool){0};
+    }
     return m;
 }
 

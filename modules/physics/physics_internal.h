@@ -149,6 +149,7 @@ typedef void (*physics__parallel_for_f)(void *ctx, uint32_t count, uint32_t grai
 typedef struct physics__pool {
     physics__parallel_for_f parallel_for; /* NULL: serial */
     void *ctx;
+    uint32_t threads; /* how many threads run its ranges, the caller's included (0: not known) */
 } physics__pool;
 
 /* ---- Timeline (physics_trace.c) ----------------------------------------------------------
