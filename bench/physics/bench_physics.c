@@ -901,7 +901,7 @@ static void threads_serial(const char *scene, const char *share_name, const char
     physics__scene s;
     physics__scene_init(&s, ct_heap_allocator());
     measure_pool m = {0};
-    s.pool = (physics__pool){measure_parallel_for, &m};
+    s.pool = (physics__pool){.parallel_for = measure_parallel_for, .ctx = &m};
     s.pool_timed = true;
     make(&s);
     physics__scene_step(&s, 1.0f / 60.0f);
@@ -1482,7 +1482,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_physics: the kernel did not boot (modules from %s)\n", paths[0]);
         return 1;
     }
-    pool = (physics__pool){jobs_parallel_for, (void *)jobs__api_v1()};
+    pool = (physics__pool){jobs_parallel_for, (void *)jobs__api_v1(),
+                           jobs__api_v1()->thread_count()};
     fprintf(stderr, "job pool: %u threads\n", jobs__api_v1()->thread_count());
     for (size_t k = 0; k < NUM_GROUPS; k++)
         if (group_wanted(only, groups[k].name))

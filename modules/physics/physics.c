@@ -56,12 +56,14 @@ static physics__body_manager *bodies_of(ct_world_o *w, const char *what)
         w ? physics__m.component->manager(w, physics__m.state->type_id[PHYSICS_BODY_TYPE]) : NULL;
     if (!m)
         no_physics(w, what);
-    else
+    else {
         /* A pool of one thread is no pool: the step then takes its one-thread paths (the
          * rigid cache merge in one walk) instead of cutting its work into slices for nobody. */
-        m->scene.pool = physics__m.jobs && physics__m.jobs->thread_count() > 1
-                            ? (physics__pool){jobs_parallel_for, (void *)physics__m.jobs}
+        const uint32_t threads = physics__m.jobs ? physics__m.jobs->thread_count() : 1u;
+        m->scene.pool = threads > 1
+                            ? (physics__pool){jobs_parallel_for, (void *)physics__m.jobs, threads}
                             : (physics__pool){0};
+    }
     return m;
 }
 
@@ -182,7 +184,10 @@ static int p_add(ct_world_o *w, ct_entity_t e, const ct_point_mass_desc_t *d)
     physics__points *p = points_of(w, "add_point_mass");
     if (!p)
         return CT_ERR_INVALID;
-    if (!desc_ok(d ? physics__point_desc_error(d) : "desc (NULL)", "add_point_mass", w, e))
+    char why[sizeof physics__refusal];
+    if (!desc_ok(d ? physics__point_given(d, physics__point_desc_error(d), why, sizeof why)
+                   : "desc (NULL)",
+                 "add_point_mass", w, e))
         return CT_ERR_INVALID;
     return physics__points_add(p, e, d);
 }
@@ -495,8 +500,12 @@ static void simulate(ct_world_o *w, float dt)
 
 static int b_add(ct_world_o *w, ct_entity_t e, const ct_body_desc_t *d)
 {
-    physics__body_manager *m =
-        adding(w, e, d ? physics__body_desc_error(d) : "desc (NULL)", "add_body");
+    char why[sizeof physics__refusal];
+    const ct_rigid_body_desc_t r = d ? physics__rigid_of(d) : (ct_rigid_body_desc_t){0};
+    physics__body_manager *m = adding(
+        w, e,
+        d ? physics__rigid_given(&r, physics__body_desc_error(d), why, sizeof why) : "desc (NULL)",
+        "add_body");
     if (!m)
         return CT_ERR_INVALID;
     ct_body_desc_t placed = *d;
@@ -921,7 +930,11 @@ static int placed_new(physics__body_manager *m, ct_world_o *w, ct_entity_t e,
  * are logged as call `what`'s, the one the game made. */
 static int rigid_add(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d, const char *what)
 {
-    physics__body_manager *m = adding(w, e, d ? physics__rigid_desc_error(d) : "desc (NULL)", what);
+    char why[sizeof physics__refusal];
+    physics__body_manager *m = adding(
+        w, e,
+        d ? physics__rigid_given(d, physics__rigid_desc_error(d), why, sizeof why) : "desc (NULL)",
+        what);
     if (!m)
         return CT_ERR_INVALID;
     ct_rigid_body_desc_t placed;
@@ -1072,8 +1085,11 @@ static int b_locks(ct_world_o *w, ct_entity_t e, uint32_t *out)
 static int b_add_hull(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d,
                       const float *points, uint32_t count)
 {
-    physics__body_manager *m =
-        adding(w, e, d ? physics__hull_desc_error(d) : "desc (NULL)", "add_hull_body");
+    char why[sizeof physics__refusal];
+    physics__body_manager *m = adding(
+        w, e,
+        d ? physics__rigid_given(d, physics__hull_desc_error(d), why, sizeof why) : "desc (NULL)",
+        "add_hull_body");
     if (!m)
         return CT_ERR_INVALID;
     if (physics__bodies_find(&m->scene.bodies, e) != UINT32_MAX)
@@ -1099,8 +1115,12 @@ static int b_add_hull(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *
 static int b_add_compound(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d,
                           const ct_compound_child_t *children, uint32_t count)
 {
+    char why[sizeof physics__refusal];
     physics__body_manager *m =
-        adding(w, e, d ? physics__compound_desc_error(d) : "desc (NULL)", "add_compound_body");
+        adding(w, e,
+               d ? physics__rigid_given(d, physics__compound_desc_error(d), why, sizeof why)
+                 : "desc (NULL)",
+               "add_compound_body");
     if (!m)
         return CT_ERR_INVALID;
     ct_rigid_body_desc_t placed;
@@ -1133,6 +1153,9 @@ static int mesh_add(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d,
         r.shape = CT_BODY_SPHERE, r.radius = 1.0f;
         bad = physics__rigid_desc_error(&r);
     }
+    char why[sizeof physics__refusal];
+    if (d)
+        bad = physics__rigid_given(d, bad, why, sizeof why);
     physics__body_manager *m = adding(w, e, bad, what);
     if (!m)
         return CT_ERR_INVALID;
@@ -1227,7 +1250,11 @@ static int j_add(ct_world_o *w, ct_entity_t a, ct_entity_t b, const ct_joint_des
     physics__bodies *bs = &m->scene.bodies;
     const uint32_t i = physics__bodies_find(bs, a);
     const uint32_t k = b.id ? physics__bodies_find(bs, b) : UINT32_MAX;
-    const char *bad = !d ? "desc (NULL)" : !out ? "out (NULL)" : physics__joint_desc_error(d);
+    char why[sizeof physics__refusal];
+    const char *bad = !d ? "desc (NULL)"
+                      : !out
+                          ? "out (NULL)"
+                          : physics__joint_given(d, physics__joint_desc_error(d), why, sizeof why);
     if (!bad && (i == UINT32_MAX || (b.id && k == UINT32_MAX))) {
         snprintf(physics__refusal, sizeof physics__refusal,
                  "%s (entity %u has no body in this world: never given one, removed or destroyed)",
@@ -1350,6 +1377,13 @@ static int c_add(ct_world_o *w, ct_entity_t e, const ct_character_desc_t *d)
                           ? "max_step (within [0, 1e4] m)"
                       : !f_within(d->max_slope, 0.0f, 1.5f) ? "max_slope (within [0, 1.5] rad)"
                                                             : NULL;
+    /* Its capsule's fields are the body's, which rigid_add names. */
+    char why[sizeof physics__refusal];
+    if (d) {
+        const physics__given_field fields[] = {{"max_step", 1, 'g', {d->max_step}},
+                                               {"max_slope", 1, 'g', {d->max_slope}}};
+        bad = physics__given(bad, fields, sizeof fields / sizeof fields[0], why, sizeof why);
+    }
     physics__body_manager *m = adding(w, e, bad, "add_character");
     if (!m)
         return CT_ERR_INVALID;

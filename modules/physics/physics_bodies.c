@@ -5,6 +5,7 @@
 #include "ct_array.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #define BODY_FIELD(name)                                                                           \
@@ -150,6 +151,57 @@ const char *physics__rigid_desc_error(const ct_rigid_body_desc_t *d)
             if (!f_within(d->inertia[k], CT_PHYSICS_MIN_INERTIA, CT_PHYSICS_MAX_INERTIA))
                 return "inertia (each within [1e-9, 1e15] kg m^2, or all zero)";
     return NULL;
+}
+
+const char *physics__given(const char *bad, const physics__given_field *fields, uint32_t count,
+                           char *out, size_t size)
+{
+    if (!bad)
+        return NULL;
+    for (uint32_t f = 0; f < count; f++) {
+        const physics__given_field *x = &fields[f];
+        const size_t len = strlen(x->name);
+        /* The whole name ("lower" is a name of its own in "lower, upper (...)", which a table
+         * lists first): "radius" is no refusal of "radius_x". */
+        if (strncmp(bad, x->name, len) != 0 || !strchr(" (:,", bad[len]))
+            continue;
+        int at = snprintf(out, size, "%s, given %s", bad, x->n > 1 ? "[" : "");
+        for (uint32_t k = 0; k < x->n && at >= 0 && (size_t)at < size; k++) {
+            const char *gap = k ? " " : "";
+            at += x->form == 'x'
+                      ? snprintf(out + at, size - (size_t)at, "%s0x%x", gap, (unsigned)x->v[k])
+                  : x->form == 'u' ? snprintf(out + at, size - (size_t)at, "%s%.0f", gap, x->v[k])
+                                   : snprintf(out + at, size - (size_t)at, "%s%g", gap, x->v[k]);
+        }
+        if (x->n > 1 && at >= 0 && (size_t)at < size)
+            snprintf(out + at, size - (size_t)at, "]");
+        return out;
+    }
+    return bad;
+}
+
+const char *physics__rigid_given(const ct_rigid_body_desc_t *d, const char *bad, char *out,
+                                 size_t size)
+{
+    const float *he = d->half_extents, *p = d->position, *v = d->velocity, *w = d->angular_velocity,
+                *i = d->inertia, *q = d->rotation;
+    const physics__given_field fields[] = {
+        {"kind", 1, 'u', {d->kind}},
+        {"shape", 1, 'u', {d->shape}},
+        {"radius", 1, 'g', {d->radius}},
+        {"half_height", 1, 'g', {d->half_height}},
+        {"half_extents", 3, 'g', {he[0], he[1], he[2]}},
+        {"mass", 1, 'g', {d->mass}},
+        {"restitution", 1, 'g', {d->restitution}},
+        {"friction", 1, 'g', {d->friction}},
+        {"position", 3, 'g', {p[0], p[1], p[2]}},
+        {"velocity", 3, 'g', {v[0], v[1], v[2]}},
+        {"angular_velocity", 3, 'g', {w[0], w[1], w[2]}},
+        {"locks", 1, 'x', {d->locks}},
+        {"inertia", 3, 'g', {i[0], i[1], i[2]}},
+        {"rotation", 4, 'g', {q[0], q[1], q[2], q[3]}},
+    };
+    return physics__given(bad, fields, sizeof fields / sizeof fields[0], out, size);
 }
 
 /* Principal moments of a solid shape of even density. */

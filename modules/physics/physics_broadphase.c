@@ -66,12 +66,14 @@ static inline int32_t bp__truncate(float c)
     return (int32_t)f_min(f_max(c, (float)(1 - BP_COORD_LIMIT)), (float)(BP_COORD_LIMIT - 1));
 }
 
+#if !LANES_SSE2 /* SSE2's bp__cell_of does the three at once */
 static inline int32_t bp__coord(float v, float inv_cell)
 {
     const float c = v * inv_cell;
     const int32_t t = bp__truncate(c);
     return t - ((float)t > c);
 }
+#endif
 
 /* bp__coord of each axis; in SSE2 the three at once, as bp__coords does them (a pair's owner
  * cell is found for every overlap the pairs' search meets, three clamps with branches each). */

@@ -215,41 +215,6 @@ static bool compile_bits(const ct_data_o *src, const char *field, uint32_t *out,
     return true;
 }
 
-/* ", given <value>" for the field a refusal of d names first (bad's first word), so the message
- * says what came as well as what was wanted; "" for a field that is no number of d. */
-static const char *given(const ct_rigid_body_desc_t *d, const char *bad, char *out, size_t size)
-{
-    const struct {
-        const char *name;
-        const float *v;
-        int n;
-    } fields[] = {{"radius", &d->radius, 1},
-                  {"half_height", &d->half_height, 1},
-                  {"mass", &d->mass, 1},
-                  {"restitution", &d->restitution, 1},
-                  {"friction", &d->friction, 1},
-                  {"half_extents", d->half_extents, 3},
-                  {"position", d->position, 3},
-                  {"velocity", d->velocity, 3},
-                  {"angular_velocity", d->angular_velocity, 3},
-                  {"inertia", d->inertia, 3},
-                  {"rotation", d->rotation, 4}};
-    const size_t word = strcspn(bad, " (:,");
-    out[0] = '\0';
-    for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
-        if (strlen(fields[f].name) != word || strncmp(bad, fields[f].name, word) != 0)
-            continue;
-        const float *v = fields[f].v;
-        if (fields[f].n == 1)
-            snprintf(out, size, ", given %g", v[0]);
-        else if (fields[f].n == 3)
-            snprintf(out, size, ", given [%g %g %g]", v[0], v[1], v[2]);
-        else
-            snprintf(out, size, ", given [%g %g %g %g]", v[0], v[1], v[2], v[3]);
-    }
-    return out;
-}
-
 /* What is wrong with a body's description, or NULL: a hull's or a compound's as add_hull_body
  * and add_compound_body check it, a mesh body's static and the rest as any body's. */
 static const char *body_desc_error(const ct_rigid_body_desc_t *d)
@@ -356,9 +321,9 @@ static int compile_body(void *user_data, const ct_data_o *src, void *out, ct_com
     if (!bad)
         bad = body_flags_error(&head);
     if (bad) {
-        char value[96];
-        physics__m.resource->compile_error(ctx, "body.%s%s", bad,
-                                           given(&d, bad, value, sizeof value));
+        char said[192];
+        physics__m.resource->compile_error(ctx, "body.%s",
+                                           physics__rigid_given(&d, bad, said, sizeof said));
         return CT_ERR_BAD_DATA;
     }
     memcpy(out, &head, sizeof head);
@@ -376,7 +341,8 @@ static int compile_point(void *user_data, const ct_data_o *src, void *out, ct_co
     if (!compile_number(src, "mass", &d.mass, ctx) ||
         !compile_vec3(src, "velocity", d.velocity, ctx))
         return CT_ERR_BAD_DATA;
-    const char *bad = physics__point_desc_error(&d);
+    char said[192];
+    const char *bad = physics__point_given(&d, physics__point_desc_error(&d), said, sizeof said);
     if (bad) {
         physics__m.resource->compile_error(ctx, "point_mass.%s", bad);
         return CT_ERR_BAD_DATA;
@@ -457,11 +423,12 @@ static void spawn_bodies(void *manager, const ct_spawn_context_t *ctx, uint32_t 
             if (err)
                 physics__scene_remove(&m->scene, e);
         }
-        char value[96] = "";
+        char said[192];
         if (err || bad)
-            PHYSICS_LOG(CT_LOG_ERROR, "spawn body: world %p, entity %u: body.%s%s",
-                        (void *)ctx->world, e.id, bad ? bad : physics__m.log->error_message(err),
-                        bad ? given(&d, bad, value, sizeof value) : "");
+            PHYSICS_LOG(CT_LOG_ERROR, "spawn body: world %p, entity %u: body.%s",
+                        (void *)ctx->world, e.id,
+                        bad ? physics__rigid_given(&d, bad, said, sizeof said)
+                            : physics__m.log->error_message(err));
     }
     m->scene.bp_stale = m->scene.fixed_stale = true;
     m->scene.quiet = false;

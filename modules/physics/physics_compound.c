@@ -36,9 +36,20 @@ void physics__compound_free(ct_allocator_t *a, physics__compound *c)
     ct_free(a, c, c->bytes);
 }
 
-static const char *compound__fail(char *reason, size_t size, uint32_t k, const char *what)
+/* Child k's refusal `what`, with the value that came of the field it names. */
+static const char *compound__fail(char *reason, size_t size, uint32_t k,
+                                  const ct_compound_child_t *c, const char *what)
 {
-    snprintf(reason, size, "children[%u].%s", k, what);
+    const float *h = c->half_extents, *p = c->position, *q = c->rotation;
+    const physics__given_field fields[] = {{"shape", 1, 'u', {c->shape}},
+                                           {"half_extents", 3, 'g', {h[0], h[1], h[2]}},
+                                           {"radius", 1, 'g', {c->radius}},
+                                           {"half_height", 1, 'g', {c->half_height}},
+                                           {"position", 3, 'g', {p[0], p[1], p[2]}},
+                                           {"rotation", 4, 'g', {q[0], q[1], q[2], q[3]}}};
+    char said[160];
+    snprintf(reason, size, "children[%u].%s", k,
+             physics__given(what, fields, sizeof fields / sizeof fields[0], said, sizeof said));
     return reason;
 }
 
@@ -56,14 +67,14 @@ static const char *compound__check(const ct_compound_child_t *children, uint32_t
         if (c->shape == CT_BODY_BOX) {
             for (int x = 0; x < 3; x++)
                 if (!f_within(c->half_extents[x], CT_PHYSICS_MIN_SIZE, CT_PHYSICS_MAX_SIZE))
-                    return compound__fail(reason, reason_size, k,
+                    return compound__fail(reason, reason_size, k, c,
                                           "half_extents (each must be within [1e-3, 1e4] m)");
         } else if (c->shape == CT_BODY_SPHERE || c->shape == CT_BODY_CAPSULE) {
             if (!f_within(c->radius, CT_PHYSICS_MIN_SIZE, CT_PHYSICS_MAX_SIZE))
-                return compound__fail(reason, reason_size, k,
+                return compound__fail(reason, reason_size, k, c,
                                       "radius (must be within [1e-3, 1e4] m)");
             if (c->shape == CT_BODY_CAPSULE && !f_within(c->half_height, 0.0f, CT_PHYSICS_MAX_SIZE))
-                return compound__fail(reason, reason_size, k,
+                return compound__fail(reason, reason_size, k, c,
                                       "half_height (must be within [0, 1e4] m)");
         } else if (c->shape == CT_BODY_HULL && hulls) {
             /* Built here only to be checked (a hull is a few kilobytes: on the stack). */
@@ -71,18 +82,19 @@ static const char *compound__check(const ct_compound_child_t *children, uint32_t
             char why[128];
             const char *bad = physics__hull_build(&h, c->points, c->point_count, why, sizeof why);
             if (bad)
-                return compound__fail(reason, reason_size, k, bad);
+                return compound__fail(reason, reason_size, k, c, bad);
         } else if (c->shape != CT_BODY_HULL) {
-            return compound__fail(reason, reason_size, k, "shape (box, sphere, capsule or hull)");
+            return compound__fail(reason, reason_size, k, c,
+                                  "shape (box, sphere, capsule or hull)");
         }
         if (!v3_within(v3_load(c->position), CT_PHYSICS_MAX_SIZE))
-            return compound__fail(reason, reason_size, k,
+            return compound__fail(reason, reason_size, k, c,
                                   "position (each coordinate within +-1e4 m)");
         const float *q = c->rotation;
         const float len = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
         const bool zero = q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f;
         if (!zero && !(fabsf(len - 1.0f) <= 1e-3f))
-            return compound__fail(reason, reason_size, k,
+            return compound__fail(reason, reason_size, k, c,
                                   "rotation (x y z w of length 1 within 1e-3, or all zero)");
     }
     return NULL;
@@ -127,7 +139,7 @@ const char *physics__compound_build(ct_allocator_t *a, const ct_compound_child_t
                 x->hull ? physics__hull_build(x->hull, c->points, c->point_count, why, sizeof why)
                         : "points (out of memory)";
             if (failed) {
-                compound__fail(reason, reason_size, k, failed);
+                compound__fail(reason, reason_size, k, c, failed);
                 cp->count = k + 1;
                 physics__compound_free(a, cp);
                 return reason;
@@ -514,19 +526,31 @@ float physics__compound_separation(const physics__bodies *b, uint32_t i, uint32_
  * rod of one capsule child, rolling at 2 m/s on a floor and yawing at 5 rad/s, sank 5.2 mm into
  * it with its anchors fixed where they were found, at 3 m/s and 10 rad/s 13.3 mm (the lone
  * capsule, turned: 1.4 and 2.9 mm; see the compound in
- * test_capsule_rolling_and_yawing_stays_on_the_floor). */
+ * test_capsule_rolling_and_yawing_stays_on_the_floor). A ball child off its body's centre turns
+ * them too: a lone ball's anchors stay right however it turns (its contact point is its centre
+ * less its radius along the normal), but a ball child's centre goes round the body's, and a
+ * dumbbell of two balls rolling and yawing as that rod sank as far with them fixed (the same
+ * test). A ball child at the centre is a lone ball. */
 bool physics__compound_turns(const physics__compound *c, physics__quat q, physics__v3 w,
                              float *fastest)
 {
     *fastest = 0.0f;
-    bool capsule = false;
-    for (uint32_t k = 0; c->round && k < c->count; k++)
-        if (c->child[k].shape == CT_BODY_CAPSULE) {
-            const physics__v3 axis = quat_rotate(quat_mul(q, c->child[k].rotation), v3(0, 1, 0));
-            *fastest = f_max(*fastest, v3_len(v3_cross(w, axis)));
-            capsule = true;
+    bool turns = false;
+    for (uint32_t k = 0; c->round && k < c->count; k++) {
+        const physics__child *x = &c->child[k];
+        const float off = v3_len(x->position);
+        /* What turns: a capsule's axis, a ball's centre about the body's (not one at it). */
+        const physics__v3 turning = x->shape == CT_BODY_CAPSULE
+                                        ? quat_rotate(quat_mul(q, x->rotation), v3(0, 1, 0))
+                                    : x->shape == CT_BODY_SPHERE && off > 0.0f
+                                        ? quat_rotate(q, v3_scale(x->position, 1.0f / off))
+                                        : v3(0, 0, 0);
+        if (turning.x != 0.0f || turning.y != 0.0f || turning.z != 0.0f) {
+            *fastest = f_max(*fastest, v3_len(v3_cross(w, turning)));
+            turns = true;
         }
-    return capsule;
+    }
+    return turns;
 }
 
 /* The signed distance from point x (in the body's frame) to child k's surface (negative inside:

@@ -149,6 +149,7 @@ typedef void (*physics__parallel_for_f)(void *ctx, uint32_t count, uint32_t grai
 typedef struct physics__pool {
     physics__parallel_for_f parallel_for; /* NULL: serial */
     void *ctx;
+    uint32_t threads; /* how many threads run its ranges, the caller's included (0: not known) */
 } physics__pool;
 
 /* ---- Timeline (physics_trace.c) ----------------------------------------------------------
@@ -423,6 +424,26 @@ const char *physics__bodies_set_damping(physics__bodies *b, uint32_t i, float li
                                         float angular);
 /* v4 bodies: why a desc is bad (the field and its range), or NULL; add one. */
 const char *physics__rigid_desc_error(const ct_rigid_body_desc_t *d);
+/* One field of a desc as its refusals name it (physics__given): the name the refusal's words
+ * begin with ("radius", "lower, upper") and its n values, shown as numbers ('g'), whole numbers
+ * ('u') or bits ('x'). */
+typedef struct physics__given_field {
+    const char *name;
+    uint32_t n;
+    char form;
+    double v[4];
+} physics__given_field;
+/* A desc's refusal `bad` (what its *_desc_error said; NULL when the desc is good, which is
+ * returned) with the value that came of the field it names, in out: "radius (must be within
+ * [1e-3, 1e4] m), given 1e+30". bad as it is when it names none of the count fields. */
+const char *physics__given(const char *bad, const physics__given_field *fields, uint32_t count,
+                           char *out, size_t size);
+/* physics__given over the fields of a rigid body's, a point mass's and a joint's desc. */
+const char *physics__rigid_given(const ct_rigid_body_desc_t *d, const char *bad, char *out,
+                                 size_t size);
+const char *physics__point_given(const ct_point_mass_desc_t *d, const char *bad, char *out,
+                                 size_t size);
+const char *physics__joint_given(const ct_joint_desc_t *d, const char *bad, char *out, size_t size);
 int physics__bodies_add_rigid(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d);
 /* v5: the hull of b's bodies whose shape is built's, bit for bit (physics__hull_build made
  * it), or a copy of built from b->a that the next ones of that shape will share; NULL when out of
@@ -436,8 +457,9 @@ int physics__bodies_add_hull(physics__bodies *b, ct_entity_t e, const ct_rigid_b
 /* Why a hull or compound body's desc is bad (its sizes are not read), or NULL. */
 const char *physics__hull_desc_error(const ct_rigid_body_desc_t *d);
 const char *physics__compound_desc_error(const ct_rigid_body_desc_t *d);
-/* Whether compound c has a capsule child, and the fastest (rad/s) any capsule child's axis turns
- * while its body, turned q, spins at w (physics_compound.c; 0 with none). */
+/* Whether compound c has a child whose contacts' anchors turn (a capsule, a ball off the body's
+ * centre), and the fastest (rad/s) any such child's axis or centre turns about the body's while
+ * the body, turned q, spins at w (physics_compound.c; 0 with none). */
 bool physics__compound_turns(const physics__compound *c, physics__quat q, physics__v3 w,
                              float *fastest);
 /* Anchor r of compound c's body (from its centre, where a contact was found when the body was

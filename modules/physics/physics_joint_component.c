@@ -231,7 +231,9 @@ static int compile_joint(void *user_data, const ct_data_o *src, void *out, ct_co
     const ct_data_o *collide = physics__m.data->get(src, "collide");
     if (collide && physics__m.data->boolean(collide, false))
         j.desc.flags |= CT_JOINT_COLLIDE;
-    const char *bad = physics__joint_desc_error(&j.desc);
+    char said[192];
+    const char *bad =
+        physics__joint_given(&j.desc, physics__joint_desc_error(&j.desc), said, sizeof said);
     if (bad) {
         res->compile_error(ctx, "joint.%s", bad);
         return CT_ERR_BAD_DATA;

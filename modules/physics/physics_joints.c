@@ -143,6 +143,27 @@ const char *physics__joint_desc_error(const ct_joint_desc_t *d)
     return NULL;
 }
 
+const char *physics__joint_given(const ct_joint_desc_t *d, const char *bad, char *out, size_t size)
+{
+    const float *a = d->anchor, *b = d->anchor_b, *x = d->axis;
+    const physics__given_field fields[] = {
+        {"type", 1, 'u', {d->type}},
+        {"flags", 1, 'x', {d->flags}},
+        {"anchor", 3, 'g', {a[0], a[1], a[2]}},
+        {"anchor_b", 3, 'g', {b[0], b[1], b[2]}},
+        {"axis", 3, 'g', {x[0], x[1], x[2]}},
+        {"lower, upper", 2, 'g', {d->lower, d->upper}},
+        {"lower", 1, 'g', {d->lower}},
+        {"cone_angle", 1, 'g', {d->cone_angle}},
+        {"motor_speed", 1, 'g', {d->motor_speed}},
+        {"max_motor_force", 1, 'g', {d->max_motor_force}},
+        {"length", 1, 'g', {d->length}},
+        {"spring_hertz", 1, 'g', {d->spring_hertz}},
+        {"spring_damping", 1, 'g', {d->spring_damping}},
+    };
+    return physics__given(bad, fields, sizeof fields / sizeof fields[0], out, size);
+}
+
 /* A joint's anchors in its bodies' frames: the difference of two positions within the ranges,
  * turned (each coordinate within twice the range times the square root of three). */
 #define JOINT_MAX_LOCAL (4.0f * CT_PHYSICS_MAX_POSITION)

@@ -311,12 +311,14 @@ const char *physics__mesh_build(ct_allocator_t *a, const float *vertices, uint32
 
 /* ---- walking the tree ------------------------------------------------------------------------ */
 
+#if !LANES_SSE2 /* SSE2's mesh__probe_meets compares in lanes */
 static inline bool mesh__box_meets(physics__v3 alo, physics__v3 ahi, physics__v3 blo,
                                    physics__v3 bhi)
 {
     return !(alo.x > bhi.x || ahi.x < blo.x || alo.y > bhi.y || ahi.y < blo.y || alo.z > bhi.z ||
              ahi.z < blo.z);
 }
+#endif
 
 /* A box the tree and the lists are searched with, ready for mesh__probe_meets. */
 typedef struct mesh__probe {
@@ -887,6 +889,16 @@ static bool mesh__leans_inward(uint8_t internal, const physics__poly *tp, physic
     return true;
 }
 
+/* Whether a triangle whose plane the body comes within gap of (mesh__near_plane) cannot be deeper
+ * than the deepest found so far: every point a test below finds lies no nearer than the body's
+ * lowest point along the face normal (a reference face of the body or an edge axis wins only by
+ * separating more than the triangle's face does), except a round body's behind the plane past an
+ * edge, measured from the triangle's nearest point. */
+static inline bool mesh__past_deepest(const mesh__collide *c, float gap)
+{
+    return c->num_found && gap > c->depth + PHYSICS_PLANE_SLACK && (c->poly || gap > 0.0f);
+}
+
 /* Triangle t, whose plane (n, d, first corner v0) the body comes within gap of (mesh__near_plane),
  * against the body: its manifold kept in c->found. */
 static void mesh__collide_near(mesh__collide *c, uint32_t t, physics__v3 n, float d, physics__v3 v0,
@@ -894,11 +906,8 @@ static void mesh__collide_near(mesh__collide *c, uint32_t t, physics__v3 n, floa
 {
     const physics__mesh *mesh = c->b->mesh[c->mesh];
     /* Only the deepest triangle asked for (physics__mesh_least): one whose plane the body clears
-     * by more than the deepest found so far cannot be deeper. Every point a test below finds lies
-     * no nearer than the body's lowest point along the face normal (a reference face of the body
-     * or an edge axis wins only by separating more than the triangle's face does), except a round
-     * body's behind the plane past an edge, measured from the triangle's nearest point. */
-    if (c->least && c->num_found && gap > c->depth + PHYSICS_PLANE_SLACK && (c->poly || gap > 0.0f))
+     * by more than the deepest found so far cannot be deeper. */
+    if (c->least && mesh__past_deepest(c, gap))
         return;
     physics__poly tp;
     mesh__triangle_of(&c->frame, t, n, d, v0, &tp);
@@ -1318,7 +1327,9 @@ float physics__mesh_least(const physics__bodies *b, uint32_t i, uint32_t j, floa
     if (l.count == MESH_LEAST_MAX) {
         mesh__walk(&p, mesh__collide_triangle, mesh__collide_reset, c);
     } else {
-        for (uint32_t k = 0; k < l.count; k++)
+        /* In order of gap, and the depth found only shrinks: the first triangle that cannot be
+         * deeper (mesh__collide_near's test) is followed by none that can. */
+        for (uint32_t k = 0; k < l.count && !mesh__past_deepest(c, l.gap[k]); k++)
             mesh__collide_near(c, l.tri[k], l.n[k], l.d[k], l.v0[k], l.gap[k]);
     }
     if (!c->num_found)

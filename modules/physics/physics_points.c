@@ -26,6 +26,16 @@ const char *physics__point_desc_error(const ct_point_mass_desc_t *d)
     return NULL;
 }
 
+const char *physics__point_given(const ct_point_mass_desc_t *d, const char *bad, char *out,
+                                 size_t size)
+{
+    const float *p = d->position, *v = d->velocity;
+    const physics__given_field fields[] = {{"mass", 1, 'g', {d->mass}},
+                                           {"position", 3, 'g', {p[0], p[1], p[2]}},
+                                           {"velocity", 3, 'g', {v[0], v[1], v[2]}}};
+    return physics__given(bad, fields, sizeof fields / sizeof fields[0], out, size);
+}
+
 /* Room for n instances in all: the arrays double until they fit, so a spawn of many grows once. */
 int physics__points_reserve(physics__points *p, uint32_t n)
 {

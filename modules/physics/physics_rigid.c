@@ -639,7 +639,8 @@ static bool rigid__had_points(const physics__rigid_cached *x, const physics__rig
 #define RIGID_TURN_MOST 0.0625f /* rad a substep: 15 rad/s at 60 steps a second */
 
 /* Whether the contact of bodies i and j turns its anchors in a step of substeps h: one of them is
- * a capsule or a compound with a capsule child, and no capsule of the two turns its axis
+ * a capsule or a compound with a capsule child or a ball child off its centre
+ * (physics__compound_turns), and no capsule of the two turns its axis (nor such a ball its centre)
  * RIGID_TURN_MOST in a substep. */
 static bool rigid__turns(const physics__bodies *b, const physics__rigid_body *body, uint32_t i,
                          uint32_t j, float h)

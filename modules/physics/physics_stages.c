@@ -50,7 +50,10 @@
  * down to single ranges there (stages__cut). */
 #define STAGES_CUT_SHARE 4u
 #define STAGES_CUT_MAX 4u
-/* Ranges handed to the pool: more than it has threads, so every thread can join. */
+/* Ranges handed to a pool of an unknown number of threads: more than it has, so every thread can
+ * join. A pool that says how many it has gets one range each: a range past that is a call of
+ * stages__take_part (and a claim on the pool's shared cursor) that finds the run over, 14 of the
+ * 16 on two threads, at each of a step's dozen runs. */
 #define STAGES_PARTICIPANTS 16u
 
 /* Who claimed an item of a run: the calling thread (which takes a stage's items from the front)
@@ -388,7 +391,8 @@ int physics__stages_run(physics__stages *st, ct_allocator_t *a, physics__pool po
     }
     st->n = n;
     PHYSICS_TRACE(PHYSICS_TRACE_SECTION, 1, n);
-    pool.parallel_for(pool.ctx, STAGES_PARTICIPANTS, 1, stages__take_part, &run);
+    pool.parallel_for(pool.ctx, pool.threads ? pool.threads : STAGES_PARTICIPANTS, 1,
+                      stages__take_part, &run);
     PHYSICS_TRACE(PHYSICS_TRACE_SECTION_END, 1, n);
     cnd_destroy(&run.wake);
     mtx_destroy(&run.lock);

@@ -281,7 +281,8 @@ int physics_fixture_start(void)
 #ifndef PHYSICS_FIXTURE_NO_JOBS
     if (jobs__init(2))
         return 1;
-    two_threads = (physics__pool){fixture_parallel_for, (void *)jobs__api_v1()};
+    two_threads = (physics__pool){fixture_parallel_for, (void *)jobs__api_v1(),
+                                  jobs__api_v1()->thread_count()};
 #endif
     return 0;
 }

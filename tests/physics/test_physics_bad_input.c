@@ -887,6 +887,9 @@ static void test_sources_name_file_entity_field(void **state)
                          captured, file, bad[b].words);
             assert_null(t->resource->get(types[k][0], types[k][1]));
         }
+    /* A point mass's refusal says what came too. */
+    physics_level_refused("point_mass.mass (must be within [1e-6, 1e9] kg), given -2",
+                          "levels/bad_point", "dot", "point_mass = { mass = -2 }");
     log__set_sink(NULL, NULL);
 }
 
@@ -1225,6 +1228,250 @@ static void test_refusals_name_the_call_and_field_given(void **state)
     captured[0] = '\0';
     t->worlds->destroy_world(w);
     t->entity->destroy_batch(e, 2);
+}
+
+/* The C API's adders, each refusal saying what was wrong and what came ("radius (must be within
+ * [1e-3, 1e4] m), given 1e+30"), naming the call, the world and the entity. Before, they gave
+ * the range only, where the Lua calls and sources gave the value too. */
+enum adder {
+    ADD_RIGID,
+    ADD_BODY,
+    ADD_POINT,
+    ADD_HULL,
+    ADD_CHILD,
+    ADD_MESH,
+    ADD_CHARACTER,
+    ADD_JOINT
+};
+
+static const char *const adder_calls[] = {
+    [ADD_RIGID] = "add_rigid_body",    [ADD_BODY] = "add_body",
+    [ADD_POINT] = "add_point_mass",    [ADD_HULL] = "add_hull_body",
+    [ADD_CHILD] = "add_compound_body", [ADD_MESH] = "add_mesh_body",
+    [ADD_CHARACTER] = "add_character", [ADD_JOINT] = "add_joint"};
+
+/* A good desc of the adder's with one field spoilt: n floats v at byte offset `at`, or (n 0)
+ * the 32-bit whole number `whole` there. */
+typedef struct spoilt_field {
+    enum adder adder;
+    size_t at;
+    uint32_t n;
+    float v[4];
+    uint32_t whole;
+    const char *words;
+} spoilt_field;
+
+static const spoilt_field spoilt_fields[] = {
+    {ADD_RIGID,
+     offsetof(ct_rigid_body_desc_t, radius),
+     1,
+     {1e30f},
+     0,
+     "radius (must be within [1e-3, 1e4] m), given 1e+30"},
+    {ADD_RIGID,
+     offsetof(ct_rigid_body_desc_t, mass),
+     1,
+     {-2},
+     0,
+     "mass (a dynamic body needs a mass within [1e-6, 1e9] kg), given -2"},
+    {ADD_RIGID,
+     offsetof(ct_rigid_body_desc_t, velocity),
+     3,
+     {0, 2e4f, 0},
+     0,
+     "velocity (must be finite, at most 1e4 m/s), given [0 20000 0]"},
+    {ADD_RIGID,
+     offsetof(ct_rigid_body_desc_t, rotation),
+     4,
+     {0, 0, 0, 2},
+     0,
+     "rotation (x y z w of length 1 within 1e-3, or all zero), given [0 0 0 2]"},
+    {ADD_RIGID,
+     offsetof(ct_rigid_body_desc_t, kind),
+     0,
+     {0},
+     7,
+     "kind (dynamic, static or kinematic), given 7"},
+    {ADD_RIGID,
+     offsetof(ct_rigid_body_desc_t, locks),
+     0,
+     {0},
+     0x100,
+     "locks (CT_BODY_LOCK_* bits only), given 0x100"},
+    {ADD_BODY,
+     offsetof(ct_body_desc_t, friction),
+     1,
+     {200},
+     0,
+     "friction (must be within [0, 100]), given 200"},
+    {ADD_BODY,
+     offsetof(ct_body_desc_t, shape),
+     0,
+     {0},
+     CT_BODY_CAPSULE,
+     "shape (box or sphere), given 2"},
+    {ADD_POINT,
+     offsetof(ct_point_mass_desc_t, mass),
+     1,
+     {0},
+     0,
+     "mass (must be within [1e-6, 1e9] kg), given 0"},
+    {ADD_POINT,
+     offsetof(ct_point_mass_desc_t, position),
+     3,
+     {1, 2, 3e5f},
+     0,
+     "position (each coordinate must be within +-1e5 m), given [1 2 300000]"},
+    {ADD_HULL,
+     offsetof(ct_rigid_body_desc_t, restitution),
+     1,
+     {1.5f},
+     0,
+     "restitution (must be within [0, 1]), given 1.5"},
+    {ADD_CHILD,
+     offsetof(ct_compound_child_t, half_extents),
+     3,
+     {1, 2e4f, 1},
+     0,
+     "children[0].half_extents (each must be within [1e-3, 1e4] m), given [1 20000 1]"},
+    {ADD_CHILD,
+     offsetof(ct_compound_child_t, position),
+     3,
+     {0, -3e4f, 0},
+     0,
+     "children[0].position (each coordinate within +-1e4 m), given [0 -30000 0]"},
+    {ADD_MESH,
+     offsetof(ct_rigid_body_desc_t, kind),
+     0,
+     {0},
+     CT_BODY_DYNAMIC,
+     "kind (a mesh body is static), given 0"},
+    {ADD_CHARACTER,
+     offsetof(ct_character_desc_t, radius),
+     1,
+     {1e5f},
+     0,
+     "radius (must be within [1e-3, 1e4] m), given 100000"},
+    {ADD_CHARACTER,
+     offsetof(ct_character_desc_t, max_slope),
+     1,
+     {3},
+     0,
+     "max_slope (within [0, 1.5] rad), given 3"},
+    {ADD_JOINT,
+     offsetof(ct_joint_desc_t, lower),
+     2,
+     {1, 0},
+     0,
+     "lower, upper (within [-pi, pi] rad, lower <= upper), given [1 0] refused"},
+    {ADD_JOINT,
+     offsetof(ct_joint_desc_t, axis),
+     3,
+     {0, 1e-4f, 0},
+     0,
+     "axis (a direction of length at least 1e-3, each component within +-1e3), given [0 0.0001 "
+     "0] refused"},
+    {ADD_JOINT,
+     offsetof(ct_joint_desc_t, spring_damping),
+     1,
+     {-1},
+     0,
+     "spring_damping (within [0, 1e3]), given -1 refused"},
+};
+
+static void spoil(void *desc, const spoilt_field *f)
+{
+    if (f->n)
+        memcpy((char *)desc + f->at, f->v, f->n * sizeof(float));
+    else
+        memcpy((char *)desc + f->at, &f->whole, sizeof f->whole);
+}
+
+static void test_c_refusals_say_what_came(void **state)
+{
+    (void)state;
+    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "c_what_came"});
+    ct_entity_t e[3];
+    t->entity->create_batch(e, 3);
+    const ct_rigid_body_desc_t a = ball_desc(0, 1, 0, 0.5f), b = ball_desc(2, 1, 0, 0.5f);
+    assert_int_equal(p4->add_rigid_body(w, e[0], &a), 0);
+    assert_int_equal(p4->add_rigid_body(w, e[1], &b), 0);
+    float cube[24];
+    unit_cube_points(cube);
+    static const float tri[9] = {0, 0, 0, 1, 0, 0, 0, 0, 1};
+    static const uint32_t tri_indices[3] = {0, 1, 2};
+    log__set_sink(capture, NULL);
+    for (size_t k = 0; k < sizeof spoilt_fields / sizeof spoilt_fields[0]; k++) {
+        const spoilt_field *f = &spoilt_fields[k];
+        ct_rigid_body_desc_t rigid = ball_desc(0, 4, 0, 0.5f);
+        ct_body_desc_t body = {
+            .kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE, .radius = 0.5f, .mass = 1};
+        ct_point_mass_desc_t point = {.mass = 1};
+        ct_compound_child_t child = {.shape = CT_BODY_BOX, .half_extents = {1, 1, 1}};
+        ct_character_desc_t character = {
+            .radius = 0.3f, .half_height = 0.5f, .max_step = 0.3f, .max_slope = 0.7f};
+        ct_joint_desc_t joint = {.type = CT_JOINT_HINGE,
+                                 .flags = CT_JOINT_LIMIT,
+                                 .anchor = {1, 1, 0},
+                                 .axis = {0, 0, 1},
+                                 .lower = -1,
+                                 .upper = 1};
+        ct_physics_joint_t j = {0};
+        int err = 0;
+        captured[0] = '\0';
+        switch (f->adder) {
+        case ADD_RIGID:
+            spoil(&rigid, f);
+            err = p4->add_rigid_body(w, e[2], &rigid);
+            break;
+        case ADD_BODY:
+            spoil(&body, f);
+            err = p4->add_body(w, e[2], &body);
+            break;
+        case ADD_POINT:
+            spoil(&point, f);
+            err = p4->add_point_mass(w, e[2], &point);
+            break;
+        case ADD_HULL:
+            rigid.shape = CT_BODY_HULL;
+            spoil(&rigid, f);
+            err = p5->add_hull_body(w, e[2], &rigid, cube, 8);
+            break;
+        case ADD_CHILD:
+            rigid.shape = CT_BODY_COMPOUND;
+            spoil(&child, f);
+            err = p5->add_compound_body(w, e[2], &rigid, &child, 1);
+            break;
+        case ADD_MESH:
+            rigid.kind = CT_BODY_STATIC, rigid.shape = CT_BODY_MESH;
+            spoil(&rigid, f);
+            err = p5->add_mesh_body(w, e[2], &rigid, tri, 3, tri_indices, 1);
+            break;
+        case ADD_CHARACTER:
+            spoil(&character, f);
+            err = p4->add_character(w, e[2], &character);
+            break;
+        case ADD_JOINT:
+            spoil(&joint, f);
+            err = p4->add_joint(w, e[0], e[1], &joint, &j);
+            break;
+        }
+        char want[512];
+        if (f->adder == ADD_JOINT)
+            snprintf(want, sizeof want, "add_joint: world %p, entities %u and %u: %s", (void *)w,
+                     e[0].id, e[1].id, f->words);
+        else
+            snprintf(want, sizeof want, "%s: world %p, entity %u: %s", adder_calls[f->adder],
+                     (void *)w, e[2].id, f->words);
+        if (err != CT_ERR_INVALID || !strstr(captured, want))
+            fail_msg("row %zu: %d, '%s' does not hold '%s'", k, err, captured, want);
+    }
+    log__set_sink(NULL, NULL);
+    captured[0] = '\0';
+    assert_int_equal(p4->body_count(w), 2);
+    assert_int_equal(p4->joint_count(w), 0);
+    t->worlds->destroy_world(w);
+    t->entity->destroy_batch(e, 3);
 }
 
 /* ---- tables whose fields raise ------------------------------------------------------------- */
@@ -1666,6 +1913,7 @@ int main(void)
         physics_test(test_queries_refuse_nan_naming_world_field),
         physics_test(test_joint_motor_refusals_name_entities),
         physics_test(test_refusals_name_the_call_and_field_given),
+        physics_test(test_c_refusals_say_what_came),
         physics_test(test_lua_strict_children_leave_nothing),
         physics_test(test_damaged_snapshot_parts_refused),
         physics_test(test_lua_world_destroyed_while_reading_args),

@@ -177,6 +177,11 @@ static void test_bad_sources_name_file_entity_field(void **state)
     expect_refused("type = \"ball\" motor_speed = 1", "joint.flags (a motor is for hinges");
     expect_refused("type = \"hinge\" max_motor_force = -1", "joint.max_motor_force");
     expect_refused("type = \"distance\" length = 1e6", "joint.length");
+    /* What came, with what was wanted. */
+    expect_refused("type = \"distance\" length = 1e6",
+                   "joint.length (within [0, 1e4] m), given 1e+06");
+    expect_refused("type = \"hinge\" lower = -4 upper = 0",
+                   "joint.lower, upper (within [-pi, pi] rad, lower <= upper), given [-4 0]");
     expect_refused("type = \"distance\" spring_hertz = 1e9", "joint.spring_hertz");
     expect_refused("type = \"ball\" to = \"\"", "joint.to");
     expect_refused("type = \"ball\" to = "

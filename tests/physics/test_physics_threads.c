@@ -693,12 +693,13 @@ static void test_stages_run_each_element_once(void **state)
 /* physics_stages.c: a run whose stages are all of one item has nothing to share, so it never
  * hands the pool a section (one woke a worker for nothing before: the pair sort of a few hundred
  * pairs is such a run); a run with a stage of two items does, once. */
-static uint32_t counted_sections;
+static uint32_t counted_sections, counted_ranges;
 
 static void counting_parallel_for(void *ctx, uint32_t count, uint32_t grain, ct_range_f fn,
                                   void *user)
 {
     counted_sections++;
+    counted_ranges = count;
     two_threads.parallel_for(ctx, count, grain, fn, user);
 }
 
@@ -707,7 +708,7 @@ static void test_stages_of_one_item_stay_on_the_caller(void **state)
     (void)state;
     if (!two_threads.parallel_for)
         skip(); /* (no job service on this machine) */
-    const physics__pool counting = {counting_parallel_for, two_threads.ctx};
+    const physics__pool counting = {counting_parallel_for, two_threads.ctx, two_threads.threads};
     physics__stages st = {0};
     static uint64_t v[CHAIN_STAGES * CHAIN];
     for (uint32_t i = 0; i < CHAIN; i++)
@@ -735,6 +736,36 @@ static void test_stages_of_one_item_stay_on_the_caller(void **state)
     physics__stages_free(&st, &alloc.base);
 }
 
+/* physics_stages.c: a section of stages hands a pool that says how many threads it has one part
+ * each (a part past that found the run over: 14 wasted calls of 16 at each run on two threads),
+ * and one of an unknown number of threads enough parts for any; the stages run the same. */
+static void test_stages_hand_each_thread_one_part(void **state)
+{
+    (void)state;
+    if (!two_threads.parallel_for)
+        skip(); /* (no job service on this machine) */
+    static uint64_t v[CHAIN_STAGES * CHAIN];
+    for (uint32_t threads = 0; threads <= 2; threads += 2) {
+        const physics__pool counting = {counting_parallel_for, two_threads.ctx, threads};
+        physics__stages st = {0};
+        for (uint32_t i = 0; i < CHAIN; i++)
+            v[i] = 1;
+        for (uint32_t k = 1; k < 4; k++) {
+            const chain_job job = {v, k};
+            physics__stages_add(&st, &alloc.base, chain_range, (void *)&job, sizeof job, CHAIN, 4);
+        }
+        counted_sections = counted_ranges = 0;
+        assert_int_equal(physics__stages_run(&st, &alloc.base, counting, false), 0);
+        assert_int_equal(counted_sections, 1);
+        assert_int_equal(counted_ranges, threads ? threads : 16u);
+        uint64_t total = 0;
+        for (uint32_t i = 0; i < CHAIN; i++)
+            total += v[3 * CHAIN + i];
+        assert_int_equal(total, 96u * 8u);
+        physics__stages_free(&st, &alloc.base);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -749,6 +780,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_stages_run_each_element_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stages_of_one_item_stay_on_the_caller, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_stages_hand_each_thread_one_part, setup, teardown),
     };
     if (physics_fixture_start())
         return 1;
