@@ -74,9 +74,11 @@ static const ct_dm_op_t *changeset_op(const ct_dm_changeset_o *cs, uint32_t i)
 void dm__put_number(data_text_t *t, double d)
 {
     char buf[40];
-    /* Whole numbers as such; otherwise the shortest spelling that reads back exactly. */
+    /* Whole numbers as such; otherwise the shortest spelling that reads back exactly. The range
+     * is checked before the cast: converting a double an int64_t cannot hold (1e300, NaN) is
+     * undefined behaviour, not a number that merely compares unequal. */
     int n = 0;
-    if (d == (double)(int64_t)d && d > -1e15 && d < 1e15) {
+    if (d > -1e15 && d < 1e15 && d == (double)(int64_t)d) {
         n = snprintf(buf, sizeof buf, "%.0f", d);
         data__text_put(t, buf, (size_t)n);
         return;

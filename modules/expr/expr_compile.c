@@ -464,8 +464,9 @@ static void emit_op(compiler_t *c, const token_t *at, int op, uint32_t n)
     }
     value_t *args = c->values + c->num_values - n;
     uint32_t word = EXPR_WORD(op, 0);
-    if (op == EXPR_OP_POW && args[1].constant && args[1].k == (float)(int)args[1].k &&
-        args[1].k >= -16.0f && args[1].k <= 16.0f) {
+    /* The range first: converting a float an int cannot hold (1e30, NaN) is undefined. */
+    if (op == EXPR_OP_POW && args[1].constant && args[1].k >= -16.0f && args[1].k <= 16.0f &&
+        args[1].k == (float)(int)args[1].k) {
         word = EXPR_WORD(EXPR_OP_POWI, (uint32_t)(int32_t)args[1].k);
         op = EXPR_OP_POWI;
         drop_const(c, args[1].start);

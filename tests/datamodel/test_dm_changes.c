@@ -144,6 +144,44 @@ static void text_form_is_exact_and_reads_back(void **state)
     dm->destroy_changeset(cs);
 }
 
+/* Numbers no int64_t holds (a binary change set can carry any double) are written in the
+ * shortest exact spelling; the whole-number test no longer converts them first, which was
+ * undefined behaviour (UBSan: -3.15279e+231 is outside the range of type 'long', found by
+ * libFuzzer on fuzz_dm_changeset). */
+static void numbers_past_int64_write_and_read_back(void **state)
+{
+    (void)state;
+    static const double numbers[] = {-3.15279e+231, 1e300, 9.3e18, 1e15, -1e15, 999999999999999};
+    static const char *const spelled[] = {"-3.15279e+231", "1e+300", "9.3e+18",
+                                          "1e+15",         "-1e+15", "999999999999999"};
+    ct_dm_changeset_o *cs = dm->create_changeset();
+    for (uint32_t i = 0; i < 6; i++)
+        assert_int_equal(dm->changeset_append(
+                             cs, &(ct_dm_op_t){.kind = CT_DM_OP_SET,
+                                               .object = a,
+                                               .key = "n",
+                                               .value = {.type = CT_DM_DOUBLE, .as.d = numbers[i]},
+                                               .stamp = {CT_DM_HLC(1000, i), "alice"}}),
+                         0);
+    size_t len;
+    char *text = dm->changeset_to_text(cs, &len);
+    const char *at = text;
+    for (uint32_t i = 0; i < 6; i++) {
+        char value[64];
+        snprintf(value, sizeof value, "value = %s at", spelled[i]);
+        at = strstr(at, value);
+        assert_non_null(at);
+    }
+    char err[256];
+    ct_dm_changeset_o *back = dm->changeset_from_text(text, len, "n.changes", err, sizeof err);
+    assert_non_null(back);
+    for (uint32_t i = 0; i < 6; i++)
+        assert_true(dm->changeset_op(back, i)->value.as.d == numbers[i]);
+    dm->free_text(text);
+    dm->destroy_changeset(back);
+    dm->destroy_changeset(cs);
+}
+
 static void bad_text_is_refused_naming_file_and_op(void **state)
 {
     (void)state;
@@ -512,6 +550,7 @@ int main(void)
     dm = datamodel__api_v1();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(text_form_is_exact_and_reads_back),
+        cmocka_unit_test(numbers_past_int64_write_and_read_back),
         cmocka_unit_test(bad_text_is_refused_naming_file_and_op),
         cmocka_unit_test(applying_twice_changes_nothing),
         cmocka_unit_test(merge_picks_the_newest_and_lists_every_loser),
