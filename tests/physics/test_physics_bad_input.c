@@ -35,6 +35,18 @@ static int boot(void **state)
 
 static const float step = 1.0f / 60.0f;
 
+/* A world named `name` and n entities, balls on the first two: what a joint or a refusal test
+ * needs around it. */
+static ct_world_o *world_of_two_balls(const char *name, ct_entity_t *e, uint32_t n)
+{
+    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = name});
+    t->entity->create_batch(e, n);
+    const ct_rigid_body_desc_t a = ball_desc(0, 1, 0, 0.5f), b = ball_desc(2, 1, 0, 0.5f);
+    assert_int_equal(p4->add_rigid_body(w, e[0], &a), 0);
+    assert_int_equal(p4->add_rigid_body(w, e[1], &b), 0);
+    return w;
+}
+
 /* The call is refused and the log names the world, the entity and `field`. */
 static void expect_refused(int err, ct_world_o *w, ct_entity_t e, const char *field)
 {
@@ -146,12 +158,8 @@ static void test_extremes_in_range_stay_in_range(void **state)
 static void test_nan_and_huge_joint_anchors(void **state)
 {
     (void)state;
-    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "bad_anchors"});
     ct_entity_t e[2];
-    t->entity->create_batch(e, 2);
-    const ct_rigid_body_desc_t a = ball_desc(0, 1, 0, 0.5f), b = ball_desc(2, 1, 0, 0.5f);
-    assert_int_equal(p4->add_rigid_body(w, e[0], &a), 0);
-    assert_int_equal(p4->add_rigid_body(w, e[1], &b), 0);
+    ct_world_o *w = world_of_two_balls("bad_anchors", e, 2);
     captured[0] = '\0';
     log__set_sink(capture, NULL);
     ct_joint_desc_t d[6];
@@ -487,12 +495,8 @@ static const char lua_refusals[] =
 static void test_lua_refusals_name_world_entity_field(void **state)
 {
     (void)state;
-    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "bad_lua"});
     ct_entity_t e[3];
-    t->entity->create_batch(e, 3);
-    const ct_rigid_body_desc_t a = ball_desc(0, 1, 0, 0.5f), b = ball_desc(2, 1, 0, 0.5f);
-    assert_int_equal(p4->add_rigid_body(w, e[0], &a), 0);
-    assert_int_equal(p4->add_rigid_body(w, e[1], &b), 0);
+    ct_world_o *w = world_of_two_balls("bad_lua", e, 3);
     load_refusals(w, lua_refusals, "bad_lua");
     log__set_sink(capture, NULL); /* the C side logs each refusal too */
     test_lua_call("bad_lua", w, e, 3);
@@ -1149,12 +1153,8 @@ static const char lua_bad_motor[] =
 static void test_joint_motor_refusals_name_entities(void **state)
 {
     (void)state;
-    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "bad_motor"});
     ct_entity_t e[2];
-    t->entity->create_batch(e, 2);
-    const ct_rigid_body_desc_t a = ball_desc(0, 1, 0, 0.5f), b = ball_desc(2, 1, 0, 0.5f);
-    assert_int_equal(p4->add_rigid_body(w, e[0], &a), 0);
-    assert_int_equal(p4->add_rigid_body(w, e[1], &b), 0);
+    ct_world_o *w = world_of_two_balls("bad_motor", e, 2);
     const ct_joint_desc_t hinge = {.type = CT_JOINT_HINGE, .anchor = {1, 1, 0}, .axis = {0, 0, 1}};
     ct_physics_joint_t j;
     assert_int_equal(p4->add_joint(w, e[0], e[1], &hinge, &j), 0);
@@ -1390,12 +1390,8 @@ static void spoil(void *desc, const spoilt_field *f)
 static void test_c_refusals_say_what_came(void **state)
 {
     (void)state;
-    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "c_what_came"});
     ct_entity_t e[3];
-    t->entity->create_batch(e, 3);
-    const ct_rigid_body_desc_t a = ball_desc(0, 1, 0, 0.5f), b = ball_desc(2, 1, 0, 0.5f);
-    assert_int_equal(p4->add_rigid_body(w, e[0], &a), 0);
-    assert_int_equal(p4->add_rigid_body(w, e[1], &b), 0);
+    ct_world_o *w = world_of_two_balls("c_what_came", e, 3);
     float cube[24];
     unit_cube_points(cube);
     static const float tri[9] = {0, 0, 0, 1, 0, 0, 0, 0, 1};
@@ -1851,12 +1847,8 @@ static const char lua_what_came[] =
 static void test_lua_refusals_say_what_came(void **state)
 {
     (void)state;
-    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "what_came"});
     ct_entity_t e[3];
-    t->entity->create_batch(e, 3);
-    const ct_rigid_body_desc_t a = ball_desc(0, 1, 0, 0.5f), b = ball_desc(2, 1, 0, 0.5f);
-    assert_int_equal(p4->add_rigid_body(w, e[0], &a), 0);
-    assert_int_equal(p4->add_rigid_body(w, e[1], &b), 0);
+    ct_world_o *w = world_of_two_balls("what_came", e, 3);
     load_refusals(w, lua_what_came, "what_came");
     log__set_sink(capture, NULL);
     test_lua_call("what_came", w, e, 3);
