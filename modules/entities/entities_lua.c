@@ -132,7 +132,9 @@ static int l_world_take_callbacks(lua_State *L)
 static int l_world_next_callback(lua_State *L)
 {
     ct_world_o *w = live_world(L, "World.run_callbacks");
-    const double run = check__number(L_API, L, 2, "World.run_callbacks");
+    /* A run number is what _take_callbacks gave: a whole number that fits 32 bits. Any other
+     * number converted to uint32_t is undefined behaviour (the fuzzer's -122). */
+    const double run = check__range(L_API, L, 2, "World.run_callbacks", 0.0, (double)UINT32_MAX);
     ct_entity_t e;
     const char *name;
     const double *args;

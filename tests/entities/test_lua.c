@@ -194,7 +194,17 @@ static void bad_entity_ids_raise(void **state)
         "assert(not ok, 'an id of 33 bits')\n"
         "assert(Entity.alive(e))\n"
         "Entity.destroy(e)\n"
-        "assert(not Entity.alive(e))\n");
+        "assert(not Entity.alive(e))\n"
+        /* The run number run_callbacks passes on: -122 converted to uint32_t was undefined
+         * behaviour (hardening_fuzz_lua_args under float-cast-overflow). */
+        "local w = World.create()\n"
+        "for _, run in ipairs({-122, 2^40, 0/0}) do\n"
+        "  ok, err = pcall(World._next_callback, w, run)\n"
+        "  assert(not ok and err:find('World.run_callbacks: argument 2 is not a number in %[0, "
+        "4.29497e%+09%]'), err)\n"
+        "end\n"
+        "assert(World._next_callback(w, 7) == nil)\n"
+        "World.destroy(w)\n");
     assert_int_equal(fx.entity->live_count(), 0);
 }
 
